@@ -1,0 +1,45 @@
+# kubectl-schedq. `make test` is what CI runs.
+GO        ?= go
+BIN       := bin
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+LDFLAGS   := -s -w -X github.com/kubectl-schedq/kubectl-schedq/pkg/cmd.version=$(VERSION)
+FUZZTIME  ?= 30s
+
+.PHONY: all build build-perf test test-root test-perf bench fuzz lint difftest tidy-check clean
+
+all: build
+
+build: ## the plugin → bin/kubectl-schedq
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-schedq ./cmd/kubectl-schedq
+
+build-perf: ## the perf tool → bin/schedq-perf (links a whole control plane)
+	cd perf && $(GO) build -trimpath -ldflags '-X k8s.io/component-base/version.gitVersion=v1.36.3' -o ../$(BIN)/schedq-perf ./cmd/schedq-perf
+
+test: test-root test-perf ## every test: unit, fuzz seeds, differential, integration
+
+test-root:
+	$(GO) test -count=1 ./...
+
+test-perf:
+	cd perf && $(GO) test -count=1 -timeout 30m ./...
+
+difftest: ## thousands of random traces, model vs upstream PriorityQueue
+	cd perf && SCHEDQ_DIFF_TRACES=5000 $(GO) test -count=1 -timeout 60m -run 'TestDifferential' ./difftest/
+
+bench: ## benchmarks of the model (and the model vs upstream in perf/)
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+	cd perf && $(GO) test -run '^$$' -bench . -benchmem -benchtime 1x ./difftest/
+
+fuzz: ## each fuzz target for FUZZTIME
+	@for t in $$($(GO) test -list '^Fuzz' ./... 2>/dev/null | grep '^Fuzz' ); do \
+	  pkg=$$(grep -rl "func $$t(" --include=*_test.go . | head -1 | xargs dirname); \
+	  echo "== $$t ($$pkg)"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
+
+lint: ## go vet both modules, gofmt, no replace directives in the root module
+	$(GO) vet ./...
+	cd perf && $(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	@! grep -q '^replace\|^\s*replace' go.mod || { echo "root go.mod must have no replace directives (go install must work)"; exit 1; }
+
+clean:
+	rm -rf $(BIN) dist

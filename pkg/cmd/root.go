@@ -1,0 +1,44 @@
+// Package cmd holds the kubectl-schedq commands. Each command has an Options
+// struct with Complete, Validate and Run; no other package imports cobra.
+package cmd
+
+import (
+	"flag"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
+)
+
+// NewCmdSchedq returns the root command with every subcommand attached.
+func NewCmdSchedq(streams genericiooptions.IOStreams) *cobra.Command {
+	configFlags := genericclioptions.NewConfigFlags(true).WithWarningPrinter(streams)
+
+	root := &cobra.Command{
+		Use:   "kubectl-schedq",
+		Short: "See inside kube-scheduler's scheduling queue",
+		Long: `kubectl schedq shows what kube-scheduler's scheduling queue is doing: which
+sub-queue (activeQ, backoffQ, unschedulablePods, gated, in flight) each pending
+pod sits in, why, and when the scheduler will try it next.`,
+		Annotations: map[string]string{
+			cobra.CommandDisplayNameAnnotation: "kubectl schedq",
+		},
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	configFlags.AddFlags(root.PersistentFlags())
+
+	// Only klog's -v is exposed; the rest of klog's flags are noise for a plugin.
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	if v := klogFlags.Lookup("v"); v != nil {
+		root.PersistentFlags().AddGoFlag(v)
+	}
+
+	root.AddCommand(
+		NewCmdVersion(streams),
+		
+	)
+	return root
+}
