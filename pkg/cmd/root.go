@@ -38,6 +38,7 @@ pod sits in, why, and when the scheduler will try it next.`,
 
 	root.AddCommand(
 		NewCmdVersion(streams),
+		NewCmdSimulate(streams),
 		
 	)
 	return root

@@ -1,0 +1,110 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
+)
+
+// SimulateOptions replays a queue trace through the model.
+type SimulateOptions struct {
+	genericiooptions.IOStreams
+
+	TracePath string
+	// PopFromBackoffQ overrides the trace header's popFromBackoffQ when set.
+	PopFromBackoffQ string
+}
+
+// NewSimulateOptions returns the defaults.
+func NewSimulateOptions(streams genericiooptions.IOStreams) *SimulateOptions {
+	return &SimulateOptions{IOStreams: streams}
+}
+
+// NewCmdSimulate returns `kubectl schedq simulate`.
+func NewCmdSimulate(streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewSimulateOptions(streams)
+	cmd := &cobra.Command{
+		Use:   "simulate --trace FILE",
+		Short: "Replay a queue trace through the model of kube-scheduler's scheduling queue",
+		Long: `Replay a trace of queue operations (add, pop, fail, done, event, activate, ungate,
+delete, snapshot; JSON Lines, format version 1) through a model of kube-scheduler
+v1.36's scheduling queue, and print what the queue did: one line per pop and per
+snapshot, then a final snapshot, with scheduler_pending_pods and
+scheduler_queue_incoming_pods_total as the real scheduler would count them.
+
+A malformed trace is rejected with the line and the problem, and nothing is
+printed on stdout.`,
+		Example: `  # Replay a trace
+  kubectl schedq simulate --trace trace.jsonl
+
+  # Read the trace from stdin, with SchedulerPopFromBackoffQ forced off
+  kubectl schedq simulate --trace - --pop-from-backoffq=false < trace.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	cmd.Flags().StringVar(&o.TracePath, "trace", o.TracePath, "Trace file to replay, or - for stdin")
+	cmd.Flags().StringVar(&o.PopFromBackoffQ, "pop-from-backoffq", o.PopFromBackoffQ, "Override the trace's popFromBackoffQ (true or false)")
+	_ = cmd.MarkFlagFilename("trace", "jsonl", "json")
+	return cmd
+}
+
+// Validate checks the flags.
+func (o *SimulateOptions) Validate() error {
+	if o.TracePath == "" {
+		return errors.New("--trace is required (a file, or - for stdin)")
+	}
+	switch o.PopFromBackoffQ {
+	case "", "true", "false":
+	default:
+		return fmt.Errorf("--pop-from-backoffq=%q: want true or false", o.PopFromBackoffQ)
+	}
+	return nil
+}
+
+// Run replays the trace.
+func (o *SimulateOptions) Run() error {
+	var r io.Reader = o.In
+	name := "stdin"
+	if o.TracePath != "-" {
+		f, err := os.Open(o.TracePath)
+		if err != nil {
+			return fmt.Errorf("cannot read the trace: %w", err)
+		}
+		defer f.Close()
+		r, name = f, o.TracePath
+	}
+	t, err := trace.Read(r)
+	if err != nil {
+		return traceError(name, err)
+	}
+	if o.PopFromBackoffQ != "" {
+		t.Config.PopFromBackoffQ = o.PopFromBackoffQ == "true"
+	}
+	// Buffer everything: a trace found invalid half-way prints nothing.
+	var out bytes.Buffer
+	if err := trace.Replay(t, trace.NewModel(t.Config, t.Plugins()), &out); err != nil {
+		return traceError(name, err)
+	}
+	_, err = o.Out.Write(out.Bytes())
+	return err
+}
+
+func traceError(name string, err error) error {
+	var le *trace.LineError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%s:%d: %v", name, le.Line, le.Err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}

@@ -1,0 +1,195 @@
+package queue
+
+import (
+	"time"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/internal/heap"
+)
+
+// BackoffQOrderingWindowDuration is KEP-5142's ordering window: with
+// PopFromBackoffQ, backoff expiries are truncated to it and pods expiring in
+// the same window are ordered like activeQ.
+const BackoffQOrderingWindowDuration = time.Second
+
+// backoffQueue holds podBackoffQ (pods rejected by plugins) and
+// podErrorBackoffQ (pods that failed with an error) — upstream's two heaps
+// behind one type. Only podBackoffQ can be popped early (PopFromBackoffQ).
+type backoffQueue struct {
+	clock                  PassiveClock
+	podInitialBackoff      time.Duration
+	podMaxBackoff          time.Duration
+	popFromBackoffQEnabled bool
+	activeQLess            LessFunc
+
+	podBackoffQ      *heap.Heap[*QueuedPodInfo]
+	podErrorBackoffQ *heap.Heap[*QueuedPodInfo]
+	metrics          Metrics
+}
+
+func newBackoffQueue(clock PassiveClock, initial, max time.Duration, activeQLess LessFunc, popFromBackoffQ bool, metrics Metrics) *backoffQueue {
+	bq := &backoffQueue{
+		clock:                  clock,
+		podInitialBackoff:      initial,
+		podMaxBackoff:          max,
+		popFromBackoffQEnabled: popFromBackoffQ,
+		activeQLess:            activeQLess,
+		metrics:                metrics,
+	}
+	gauge := metrics.Pending(LabelBackoff)
+	podLess := bq.lessBackoffCompleted
+	if popFromBackoffQ {
+		podLess = bq.lessBackoffCompletedWithPriority
+	}
+	bq.podBackoffQ = heap.New(podInfoKey, podLess, gauge)
+	bq.podErrorBackoffQ = heap.New(podInfoKey, bq.lessBackoffCompleted, gauge)
+	return bq
+}
+
+func podInfoKey(p *QueuedPodInfo) string { return p.key() }
+
+// CalculateBackoffDuration is the backoff after count failures of one kind:
+// initial·2^(count−1), capped at max; 0 for count 0.
+func CalculateBackoffDuration(initial, max time.Duration, count int) time.Duration {
+	if count == 0 {
+		return 0
+	}
+	shift := count - 1
+	// Compare before shifting so that a large count cannot overflow (Go
+	// defines shifts past the width as 0, as upstream relies on).
+	if initial > max>>shift {
+		return max
+	}
+	return initial << shift
+}
+
+// AlignToWindow truncates t to the ordering window when PopFromBackoffQ is on.
+func AlignToWindow(t time.Time, popFromBackoffQ bool) time.Time {
+	if !popFromBackoffQ {
+		return t
+	}
+	return t.Truncate(BackoffQOrderingWindowDuration)
+}
+
+// BackoffExpiry is when a pod that last failed at lastFailure, with
+// unschedulableCount and consecutiveErrors failures, completes backoff; zero
+// when it never backs off (no failure, or backoff disabled with max 0).
+func BackoffExpiry(lastFailure time.Time, unschedulableCount, consecutiveErrors int, initial, max time.Duration, popFromBackoffQ bool) time.Time {
+	if max == 0 {
+		return time.Time{}
+	}
+	count := unschedulableCount
+	if consecutiveErrors > 0 {
+		count = consecutiveErrors
+	}
+	if count == 0 {
+		return time.Time{}
+	}
+	return AlignToWindow(lastFailure.Add(CalculateBackoffDuration(initial, max, count)), popFromBackoffQ)
+}
+
+// BackingOff reports whether a pod with this expiry is still backing off at
+// now: with PopFromBackoffQ it is until the window after its expiry's.
+func BackingOff(expiry, now time.Time, popFromBackoffQ bool) bool {
+	return !expiry.Before(AlignToWindow(now, popFromBackoffQ))
+}
+
+// getBackoffTime returns the pod's backoff expiry, cached in
+// BackoffExpiration (upstream caches it the same way; the cache is cleared
+// only at the next failure).
+func (bq *backoffQueue) getBackoffTime(p *QueuedPodInfo) time.Time {
+	if bq.podMaxBackoff == 0 {
+		return time.Time{}
+	}
+	if p.BackoffExpiration.IsZero() {
+		p.BackoffExpiration = BackoffExpiry(p.Timestamp, p.UnschedulableCount, p.ConsecutiveErrorsCount,
+			bq.podInitialBackoff, bq.podMaxBackoff, bq.popFromBackoffQEnabled)
+	}
+	return p.BackoffExpiration
+}
+
+func (bq *backoffQueue) isPodBackingoff(p *QueuedPodInfo) bool {
+	return BackingOff(bq.getBackoffTime(p), bq.clock.Now(), bq.popFromBackoffQEnabled)
+}
+
+// lessBackoffCompletedWithPriority orders podBackoffQ with PopFromBackoffQ:
+// by window, then as activeQ does.
+func (bq *backoffQueue) lessBackoffCompletedWithPriority(a, b *QueuedPodInfo) bool {
+	ea, eb := bq.getBackoffTime(a), bq.getBackoffTime(b)
+	if !ea.Equal(eb) {
+		return ea.Before(eb)
+	}
+	return bq.activeQLess(a, b)
+}
+
+func (bq *backoffQueue) lessBackoffCompleted(a, b *QueuedPodInfo) bool {
+	return bq.getBackoffTime(a).Before(bq.getBackoffTime(b))
+}
+
+func (bq *backoffQueue) popAllBackoffCompletedWithQueue(h *heap.Heap[*QueuedPodInfo], out []*QueuedPodInfo) []*QueuedPodInfo {
+	for {
+		p, ok := h.Peek()
+		if !ok || bq.isPodBackingoff(p) {
+			return out
+		}
+		h.Pop()
+		out = append(out, p)
+	}
+}
+
+// popAllBackoffCompleted pops every pod whose backoff completed:
+// podBackoffQ's first, then podErrorBackoffQ's.
+func (bq *backoffQueue) popAllBackoffCompleted() []*QueuedPodInfo {
+	out := bq.popAllBackoffCompletedWithQueue(bq.podBackoffQ, nil)
+	return bq.popAllBackoffCompletedWithQueue(bq.podErrorBackoffQ, out)
+}
+
+// add puts the pod in podErrorBackoffQ when it has no rejector plugins, else
+// in podBackoffQ. As upstream, a pod found in the other heap is taken out of
+// it and the incoming metric is not counted.
+func (bq *backoffQueue) add(p *QueuedPodInfo, event string) {
+	if !p.hasRejectors() {
+		bq.podErrorBackoffQ.AddOrUpdate(p)
+		if bq.podBackoffQ.Delete(p) {
+			return
+		}
+	} else {
+		bq.podBackoffQ.AddOrUpdate(p)
+		if bq.podErrorBackoffQ.Delete(p) {
+			return
+		}
+	}
+	bq.metrics.Incoming(LabelBackoff, event)
+}
+
+// update replaces the pod object of a pod in either heap.
+func (bq *backoffQueue) update(newPod *Pod) *QueuedPodInfo {
+	k := newPod.Key()
+	for _, h := range [2]*heap.Heap[*QueuedPodInfo]{bq.podBackoffQ, bq.podErrorBackoffQ} {
+		if p, ok := h.GetByKey(k); ok {
+			p.Pod = newPod
+			h.AddOrUpdate(p)
+			return p
+		}
+	}
+	return nil
+}
+
+func (bq *backoffQueue) delete(p *QueuedPodInfo) bool {
+	return bq.podBackoffQ.Delete(p) || bq.podErrorBackoffQ.Delete(p)
+}
+
+func (bq *backoffQueue) popBackoff() (*QueuedPodInfo, bool) { return bq.podBackoffQ.Pop() }
+
+func (bq *backoffQueue) get(key string) (*QueuedPodInfo, bool) {
+	if p, ok := bq.podBackoffQ.GetByKey(key); ok {
+		return p, true
+	}
+	return bq.podErrorBackoffQ.GetByKey(key)
+}
+
+func (bq *backoffQueue) has(p *QueuedPodInfo) bool {
+	return bq.podBackoffQ.Has(p) || bq.podErrorBackoffQ.Has(p)
+}
+
+func (bq *backoffQueue) len() int        { return bq.podBackoffQ.Len() + bq.podErrorBackoffQ.Len() }
+func (bq *backoffQueue) lenBackoff() int { return bq.podBackoffQ.Len() }

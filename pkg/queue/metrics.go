@@ -1,0 +1,122 @@
+package queue
+
+// The queue's metrics, with upstream's series names and label values
+// (pkg/scheduler/metrics, v1.36.3). pkg/metricscrape imports these names; this
+// package is the one place they are spelled.
+
+// Series names.
+const (
+	MetricPendingPods           = "scheduler_pending_pods"
+	MetricQueueIncomingPods     = "scheduler_queue_incoming_pods_total"
+	MetricScheduleAttempts      = "scheduler_schedule_attempts_total"
+	MetricUnschedulablePods     = "scheduler_unschedulable_pods"
+	MetricPodSchedulingSLI      = "scheduler_pod_scheduling_sli_duration_seconds"
+	MetricPodSchedulingAttempts = "scheduler_pod_scheduling_attempts"
+	MetricAttemptDuration       = "scheduler_scheduling_attempt_duration_seconds"
+)
+
+// Values of the queue label of scheduler_pending_pods and
+// scheduler_queue_incoming_pods_total (gated only on the former).
+const (
+	LabelActive        = "active"
+	LabelBackoff       = "backoff"
+	LabelUnschedulable = "unschedulable"
+	LabelGated         = "gated"
+)
+
+// PendingLabels lists scheduler_pending_pods' queue values in display order.
+var PendingLabels = [...]string{LabelActive, LabelBackoff, LabelUnschedulable, LabelGated}
+
+// MetricRecorder is a gauge the sub-queues move as pods come and go
+// (upstream's metrics.MetricRecorder).
+type MetricRecorder interface {
+	Inc()
+	Dec()
+	Clear()
+}
+
+// Metrics receives the queue's synchronous metrics. The zero Options use a
+// no-op; simulate plugs in a Recorder.
+type Metrics interface {
+	// Pending returns the gauge of scheduler_pending_pods{queue}.
+	Pending(queue string) MetricRecorder
+	// Incoming increments scheduler_queue_incoming_pods_total{queue, event}.
+	Incoming(queue, event string)
+}
+
+type noopGauge struct{}
+
+func (noopGauge) Inc()   {}
+func (noopGauge) Dec()   {}
+func (noopGauge) Clear() {}
+
+type noopMetrics struct{}
+
+func (noopMetrics) Pending(string) MetricRecorder { return noopGauge{} }
+func (noopMetrics) Incoming(string, string)       {}
+
+// Gauge is an in-memory gauge.
+type Gauge struct{ Value int }
+
+// Inc adds one.
+func (g *Gauge) Inc() { g.Value++ }
+
+// Dec subtracts one.
+func (g *Gauge) Dec() { g.Value-- }
+
+// Clear sets zero.
+func (g *Gauge) Clear() { g.Value = 0 }
+
+type incomingKey struct{ queue, event string }
+
+// Recorder keeps the queue's metrics in memory.
+type Recorder struct {
+	pending  map[string]*Gauge
+	incoming map[incomingKey]int
+}
+
+// NewRecorder returns an empty Recorder.
+func NewRecorder() *Recorder {
+	r := &Recorder{pending: map[string]*Gauge{}, incoming: map[incomingKey]int{}}
+	for _, l := range PendingLabels {
+		r.pending[l] = &Gauge{}
+	}
+	return r
+}
+
+// Pending implements Metrics.
+func (r *Recorder) Pending(queue string) MetricRecorder {
+	g, ok := r.pending[queue]
+	if !ok {
+		g = &Gauge{}
+		r.pending[queue] = g
+	}
+	return g
+}
+
+// Incoming implements Metrics.
+func (r *Recorder) Incoming(queue, event string) { r.incoming[incomingKey{queue, event}]++ }
+
+// PendingPods returns scheduler_pending_pods by queue label.
+func (r *Recorder) PendingPods() map[string]int {
+	out := make(map[string]int, len(r.pending))
+	for l, g := range r.pending {
+		out[l] = g.Value
+	}
+	return out
+}
+
+// IncomingPods returns scheduler_queue_incoming_pods_total as queue → event →
+// count, leaving out pairs never incremented.
+func (r *Recorder) IncomingPods() map[string]map[string]int {
+	out := map[string]map[string]int{}
+	for k, v := range r.incoming {
+		m := out[k.queue]
+		if m == nil {
+			m = map[string]int{}
+			out[k.queue] = m
+		}
+		m[k.event] = v
+	}
+	return out
+}

@@ -1,0 +1,557 @@
+package queue
+
+import (
+	"sort"
+	"time"
+)
+
+// Defaults, as kube-scheduler's (podInitialBackoffSeconds,
+// podMaxBackoffSeconds, podMaxInUnschedulablePodsDuration).
+const (
+	DefaultPodInitialBackoffDuration         = 1 * time.Second
+	DefaultPodMaxBackoffDuration             = 10 * time.Second
+	DefaultPodMaxInUnschedulablePodsDuration = 5 * time.Minute
+	// UnschedulablePodsFlushInterval is how often upstream runs the leftover
+	// flush (on wall time).
+	UnschedulablePodsFlushInterval = 30 * time.Second
+	// BackoffQFlushInterval is how often upstream runs the backoff flush.
+	BackoffQFlushInterval = time.Second
+)
+
+// PassiveClock is the queue's clock; the model never reads wall time.
+type PassiveClock interface {
+	Now() time.Time
+}
+
+// LessFunc is the QueueSort order of activeQ.
+type LessFunc func(a, b *QueuedPodInfo) bool
+
+// PrioritySortLess is the default QueueSort (PrioritySort): priority
+// descending, then Timestamp ascending.
+func PrioritySortLess(a, b *QueuedPodInfo) bool {
+	pa, pb := a.Pod.Priority, b.Pod.Priority
+	return pa > pb || pa == pb && a.Timestamp.Before(b.Timestamp)
+}
+
+type priorityQueueOptions struct {
+	clock                             PassiveClock
+	podInitialBackoffDuration         time.Duration
+	podMaxBackoffDuration             time.Duration
+	podMaxInUnschedulablePodsDuration time.Duration
+	popFromBackoffQ                   bool
+	queueingHintMap                   QueueingHintMapPerProfile
+	preEnqueuePluginMap               map[string][]PreEnqueuePlugin
+	metrics                           Metrics
+	less                              LessFunc
+}
+
+// Option configures a PriorityQueue.
+type Option func(*priorityQueueOptions)
+
+// WithClock sets the queue's clock (required: there is no wall-clock default).
+func WithClock(c PassiveClock) Option { return func(o *priorityQueueOptions) { o.clock = c } }
+
+// WithPodInitialBackoffDuration sets podInitialBackoffSeconds.
+func WithPodInitialBackoffDuration(d time.Duration) Option {
+	return func(o *priorityQueueOptions) { o.podInitialBackoffDuration = d }
+}
+
+// WithPodMaxBackoffDuration sets podMaxBackoffSeconds; 0 disables backoff.
+func WithPodMaxBackoffDuration(d time.Duration) Option {
+	return func(o *priorityQueueOptions) { o.podMaxBackoffDuration = d }
+}
+
+// WithPodMaxInUnschedulablePodsDuration sets the leftover timeout.
+func WithPodMaxInUnschedulablePodsDuration(d time.Duration) Option {
+	return func(o *priorityQueueOptions) { o.podMaxInUnschedulablePodsDuration = d }
+}
+
+// WithPopFromBackoffQ sets the SchedulerPopFromBackoffQ feature gate (on by
+// default in v1.36, as upstream).
+func WithPopFromBackoffQ(enabled bool) Option {
+	return func(o *priorityQueueOptions) { o.popFromBackoffQ = enabled }
+}
+
+// WithQueueingHintMapPerProfile sets the plugins' registered events and hints.
+func WithQueueingHintMapPerProfile(m QueueingHintMapPerProfile) Option {
+	return func(o *priorityQueueOptions) { o.queueingHintMap = m }
+}
+
+// WithPreEnqueuePluginMap sets each profile's PreEnqueue plugins. They run in
+// the order given (upstream: Go map order, so a pod rejected by several has a
+// random gating plugin).
+func WithPreEnqueuePluginMap(m map[string][]PreEnqueuePlugin) Option {
+	return func(o *priorityQueueOptions) { o.preEnqueuePluginMap = m }
+}
+
+// WithMetricsRecorder sets where the queue's metrics go.
+func WithMetricsRecorder(m Metrics) Option { return func(o *priorityQueueOptions) { o.metrics = m } }
+
+// WithQueueSortLess replaces PrioritySort.
+func WithQueueSortLess(less LessFunc) Option { return func(o *priorityQueueOptions) { o.less = less } }
+
+// hintEntry is one registered event of a profile with its hint functions.
+type hintEntry struct {
+	event ClusterEvent
+	fns   []*QueueingHintFunction
+}
+
+// PriorityQueue is a model of kube-scheduler v1.36.3's scheduling queue
+// (pkg/scheduler/backend/queue.PriorityQueue) with SchedulerQueueingHints on,
+// as it is locked in v1.36. It is single-threaded and starts nothing: where
+// upstream's Run starts two loops, callers invoke FlushBackoffQCompleted and
+// FlushUnschedulablePodsLeftover at the instants they choose; where upstream's
+// Pop would block, Pop returns nil.
+type PriorityQueue struct {
+	clock                             PassiveClock
+	podMaxInUnschedulablePodsDuration time.Duration
+	popFromBackoffQ                   bool
+
+	activeQ           *activeQueue
+	backoffQ          *backoffQueue
+	unschedulablePods *unschedulablePods
+
+	hintMap           map[string][]hintEntry
+	matchCache        map[string]map[ClusterEvent][]hintEntry
+	registeredEvents  []ClusterEvent
+	preEnqueuePlugins map[string][]PreEnqueuePlugin
+	pluginToEventsMap map[string][]ClusterEvent
+	moveRequestCycle  int64
+	metrics           Metrics
+}
+
+// NewPriorityQueue returns an empty queue.
+func NewPriorityQueue(opts ...Option) *PriorityQueue {
+	o := priorityQueueOptions{
+		podInitialBackoffDuration:         DefaultPodInitialBackoffDuration,
+		podMaxBackoffDuration:             DefaultPodMaxBackoffDuration,
+		podMaxInUnschedulablePodsDuration: DefaultPodMaxInUnschedulablePodsDuration,
+		popFromBackoffQ:                   true,
+		metrics:                           noopMetrics{},
+		less:                              PrioritySortLess,
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.clock == nil {
+		panic("queue: NewPriorityQueue needs WithClock")
+	}
+	pq := &PriorityQueue{
+		clock:                             o.clock,
+		podMaxInUnschedulablePodsDuration: o.podMaxInUnschedulablePodsDuration,
+		popFromBackoffQ:                   o.popFromBackoffQ,
+		preEnqueuePlugins:                 o.preEnqueuePluginMap,
+		hintMap:                           map[string][]hintEntry{},
+		matchCache:                        map[string]map[ClusterEvent][]hintEntry{},
+		pluginToEventsMap:                 map[string][]ClusterEvent{},
+		moveRequestCycle:                  -1,
+		metrics:                           o.metrics,
+	}
+	pq.backoffQ = newBackoffQueue(o.clock, o.podInitialBackoffDuration, o.podMaxBackoffDuration, o.less, o.popFromBackoffQ, o.metrics)
+	var popper *backoffQueue
+	if o.popFromBackoffQ {
+		popper = pq.backoffQ
+	}
+	pq.activeQ = newActiveQueue(o.less, o.metrics, popper)
+	pq.unschedulablePods = newUnschedulablePods(o.metrics)
+
+	// Registrations in a fixed order; hint results do not depend on it.
+	profiles := make([]string, 0, len(o.queueingHintMap))
+	for p := range o.queueingHintMap {
+		profiles = append(profiles, p)
+	}
+	sort.Strings(profiles)
+	seen := map[ClusterEvent]bool{}
+	for _, profile := range profiles {
+		var entries []hintEntry
+		for ev, fns := range o.queueingHintMap[profile] {
+			entries = append(entries, hintEntry{event: ev, fns: fns})
+			if !seen[ev] {
+				seen[ev] = true
+				pq.registeredEvents = append(pq.registeredEvents, ev)
+			}
+			for _, fn := range fns {
+				pq.pluginToEventsMap[fn.PluginName] = append(pq.pluginToEventsMap[fn.PluginName], ev)
+			}
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].event.Label() < entries[j].event.Label() })
+		pq.hintMap[profile] = entries
+	}
+	return pq
+}
+
+// SchedulingCycle is the number of pods handed out so far.
+func (p *PriorityQueue) SchedulingCycle() int64 { return p.activeQ.schedCycle }
+
+// PopFromBackoffQEnabled reports the SchedulerPopFromBackoffQ setting.
+func (p *PriorityQueue) PopFromBackoffQEnabled() bool { return p.popFromBackoffQ }
+
+func (p *PriorityQueue) isEventOfInterest(e ClusterEvent) bool {
+	if e.IsWildCard() {
+		return true
+	}
+	for _, r := range p.registeredEvents {
+		if MatchClusterEvents(r, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchingHints returns a profile's registrations that match e (memoised:
+// the set of distinct events is small).
+func (p *PriorityQueue) matchingHints(profile string, e ClusterEvent) ([]hintEntry, bool) {
+	entries, ok := p.hintMap[profile]
+	if !ok {
+		return nil, false
+	}
+	cache := p.matchCache[profile]
+	if cache == nil {
+		cache = map[ClusterEvent][]hintEntry{}
+		p.matchCache[profile] = cache
+	}
+	if m, ok := cache[e]; ok {
+		return m, true
+	}
+	var m []hintEntry
+	for _, entry := range entries {
+		if MatchClusterEvents(entry.event, e) {
+			m = append(m, entry)
+		}
+	}
+	cache[e] = m
+	return m, true
+}
+
+// isPodWorthRequeuing asks the rejector plugins' hints whether e may make the
+// pod schedulable.
+func (p *PriorityQueue) isPodWorthRequeuing(pInfo *QueuedPodInfo, e ClusterEvent, oldObj, newObj any) queueingStrategy {
+	if !pInfo.hasRejectors() {
+		return queueAfterBackoff
+	}
+	if e.IsWildCard() {
+		// A wildcard aimed at one pod (ForceActivate of an in-flight pod)
+		// only concerns that pod.
+		if newObj != nil {
+			if pod, ok := newObj.(*Pod); !ok || pod.UID != pInfo.Pod.UID {
+				return queueSkip
+			}
+		}
+		return queueAfterBackoff
+	}
+	entries, ok := p.matchingHints(pInfo.Pod.schedulerName(), e)
+	if !ok {
+		return queueAfterBackoff
+	}
+	strategy := queueSkip
+	for _, entry := range entries {
+		for _, fn := range entry.fns {
+			if !pInfo.isRejector(fn.PluginName) {
+				continue
+			}
+			hint, err := fn.QueueingHintFn(pInfo.Pod, oldObj, newObj)
+			if err != nil {
+				hint = Queue
+			}
+			if hint == QueueSkip {
+				continue
+			}
+			if pInfo.PendingPlugins.Has(fn.PluginName) {
+				return queueImmediately
+			}
+			if len(pInfo.PendingPlugins) == 0 {
+				return queueAfterBackoff
+			}
+			strategy = queueAfterBackoff
+		}
+	}
+	return strategy
+}
+
+// runPreEnqueuePlugins runs the profile's PreEnqueue plugins, the gating
+// plugin first, and records the first rejection as the gating plugin.
+func (p *PriorityQueue) runPreEnqueuePlugins(pInfo *QueuedPodInfo) {
+	plugins := p.preEnqueuePlugins[pInfo.Pod.schedulerName()]
+	gating := pInfo.GatingPlugin
+	if gating != "" {
+		for _, pl := range plugins {
+			if pl.Name() == gating {
+				if !p.runPreEnqueuePlugin(pl, pInfo) {
+					return
+				}
+				break
+			}
+		}
+	}
+	for _, pl := range plugins {
+		if gating != "" && pl.Name() == gating {
+			continue
+		}
+		if !p.runPreEnqueuePlugin(pl, pInfo) {
+			return
+		}
+	}
+	pInfo.GatingPlugin = ""
+}
+
+func (p *PriorityQueue) runPreEnqueuePlugin(pl PreEnqueuePlugin, pInfo *QueuedPodInfo) bool {
+	if s := pl.PreEnqueue(pInfo.Pod); s == nil {
+		return true
+	}
+	pInfo.UnschedulablePlugins = pInfo.UnschedulablePlugins.Insert(pl.Name())
+	pInfo.GatingPlugin = pl.Name()
+	pInfo.GatingPluginEvents = p.pluginToEventsMap[pl.Name()]
+	return false
+}
+
+// moveToActiveQ runs PreEnqueue (unless the pod comes from backoffQ with
+// PopFromBackoffQ on) and puts the pod in activeQ, or, gated, in
+// unschedulablePods. It reports whether the pod reached activeQ.
+func (p *PriorityQueue) moveToActiveQ(pInfo *QueuedPodInfo, event string, movesFromBackoffQ bool) bool {
+	gatedBefore := pInfo.Gated()
+	if !(p.popFromBackoffQ && movesFromBackoffQ) {
+		p.runPreEnqueuePlugins(pInfo)
+	}
+	if pInfo.Gated() {
+		if p.activeQ.queue.Has(pInfo) || p.backoffQ.has(pInfo) {
+			return false
+		}
+		p.unschedulablePods.addOrUpdate(pInfo, gatedBefore, event)
+		return false
+	}
+	if pInfo.InitialAttemptTimestamp == nil {
+		now := p.clock.Now()
+		pInfo.InitialAttemptTimestamp = &now
+	}
+	p.unschedulablePods.delete(pInfo.Pod, gatedBefore)
+	p.backoffQ.delete(pInfo)
+	p.activeQ.add(pInfo, event)
+	return true
+}
+
+// moveToBackoffQ puts the pod in backoffQ; with PopFromBackoffQ, PreEnqueue
+// runs first and may send it to unschedulablePods instead.
+func (p *PriorityQueue) moveToBackoffQ(pInfo *QueuedPodInfo, event string) bool {
+	gatedBefore := pInfo.Gated()
+	if p.popFromBackoffQ {
+		p.runPreEnqueuePlugins(pInfo)
+		if pInfo.Gated() {
+			p.unschedulablePods.addOrUpdate(pInfo, gatedBefore, event)
+			return false
+		}
+	}
+	p.unschedulablePods.delete(pInfo.Pod, gatedBefore)
+	p.backoffQ.add(pInfo, event)
+	return true
+}
+
+// Where a requeue sent a pod.
+const (
+	activeQName        = "Active"
+	backoffQName       = "Backoff"
+	unschedulableQName = "Unschedulable"
+)
+
+func (p *PriorityQueue) requeuePodWithQueueingStrategy(pInfo *QueuedPodInfo, strategy queueingStrategy, event string) string {
+	if strategy == queueSkip {
+		p.unschedulablePods.addOrUpdate(pInfo, pInfo.Gated(), event)
+		return unschedulableQName
+	}
+	if strategy == queueAfterBackoff && p.backoffQ.isPodBackingoff(pInfo) {
+		if p.moveToBackoffQ(pInfo, event) {
+			return backoffQName
+		}
+		return unschedulableQName
+	}
+	if p.moveToActiveQ(pInfo, event, false) {
+		return activeQName
+	}
+	return unschedulableQName
+}
+
+func (p *PriorityQueue) newQueuedPodInfo(pod *Pod) *QueuedPodInfo {
+	return &QueuedPodInfo{Pod: pod, Timestamp: p.clock.Now()}
+}
+
+// Add enqueues a new pod (the informer saw an unscheduled pod).
+func (p *PriorityQueue) Add(pod *Pod) {
+	p.moveToActiveQ(p.newQueuedPodInfo(pod), EventUnscheduledPodAdd.Label(), false)
+}
+
+// Pop hands out the next pod, or nil where upstream's Pop would block
+// (activeQ empty and, with PopFromBackoffQ, podBackoffQ empty too).
+func (p *PriorityQueue) Pop() *QueuedPodInfo { return p.activeQ.pop() }
+
+// WouldBlock reports whether Pop would return nil.
+func (p *PriorityQueue) WouldBlock() bool { return p.activeQ.wouldBlock() }
+
+// Done tells the queue that the in-flight pod's attempt is over.
+func (p *PriorityQueue) Done(uid string) { p.activeQ.done(uid) }
+
+// AddUnschedulableIfNotPresent requeues a pod whose attempt failed; the caller
+// has set its rejector plugins (empty for an error). It reports false, as
+// upstream's error, when the pod is already queued; Done runs either way.
+func (p *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *QueuedPodInfo, podSchedulingCycle int64) bool {
+	defer p.Done(pInfo.Pod.UID)
+	k := pInfo.key()
+	if p.unschedulablePods.get(k) != nil || p.activeQ.queue.Has(pInfo) || p.backoffQ.has(pInfo) {
+		return false
+	}
+	if !pInfo.hasRejectors() {
+		pInfo.ConsecutiveErrorsCount++
+	} else {
+		pInfo.UnschedulableCount++
+		pInfo.ConsecutiveErrorsCount = 0
+	}
+	pInfo.Timestamp = p.clock.Now()
+	pInfo.BackoffExpiration = time.Time{}
+	pInfo.WasFlushedFromUnschedulable = false
+	p.requeuePodWithQueueingStrategy(pInfo, p.determineSchedulingHintForInFlightPod(pInfo), ScheduleAttemptFailure)
+	return true
+}
+
+func (p *PriorityQueue) determineSchedulingHintForInFlightPod(pInfo *QueuedPodInfo) queueingStrategy {
+	if !pInfo.hasRejectors() {
+		return queueAfterBackoff
+	}
+	events, ok := p.activeQ.clusterEventsForPod(pInfo.Pod.UID)
+	if !ok {
+		return queueAfterBackoff
+	}
+	strategy := queueSkip
+	for _, e := range events {
+		switch p.isPodWorthRequeuing(pInfo, e.event, e.oldObj, e.newObj) {
+		case queueImmediately:
+			return queueImmediately
+		case queueAfterBackoff:
+			strategy = queueAfterBackoff
+			if len(pInfo.PendingPlugins) == 0 {
+				return queueAfterBackoff
+			}
+		}
+	}
+	return strategy
+}
+
+// FlushBackoffQCompleted moves every pod whose backoff completed to activeQ
+// (upstream runs it every second; with PopFromBackoffQ on whole seconds).
+func (p *PriorityQueue) FlushBackoffQCompleted() {
+	for _, pInfo := range p.backoffQ.popAllBackoffCompleted() {
+		p.moveToActiveQ(pInfo, BackoffComplete, true)
+	}
+}
+
+// FlushUnschedulablePodsLeftover moves pods that waited in unschedulablePods
+// longer than podMaxInUnschedulablePodsDuration (upstream runs it every 30 s).
+func (p *PriorityQueue) FlushUnschedulablePodsLeftover() {
+	now := p.clock.Now()
+	var podsToMove []*QueuedPodInfo
+	for _, pInfo := range p.unschedulablePods.pods {
+		if now.Sub(pInfo.Timestamp) > p.podMaxInUnschedulablePodsDuration {
+			pInfo.WasFlushedFromUnschedulable = true
+			podsToMove = append(podsToMove, pInfo)
+		}
+	}
+	if len(podsToMove) > 0 {
+		p.movePodsToActiveOrBackoffQueue(podsToMove, EventUnschedulableTimeout, nil, nil)
+	}
+}
+
+// PreEnqueueCheck filters the pods a MoveAll considers.
+type PreEnqueueCheck func(pod *Pod) bool
+
+// MoveAllToActiveOrBackoffQueue offers a cluster event to every pod in
+// unschedulablePods (that passes preCheck), and records it for in-flight pods.
+func (p *PriorityQueue) MoveAllToActiveOrBackoffQueue(e ClusterEvent, oldObj, newObj any, preCheck PreEnqueueCheck) {
+	if !p.isEventOfInterest(e) {
+		return
+	}
+	pods := make([]*QueuedPodInfo, 0, p.unschedulablePods.len())
+	for _, pInfo := range p.unschedulablePods.pods {
+		if preCheck == nil || preCheck(pInfo.Pod) {
+			pods = append(pods, pInfo)
+		}
+	}
+	p.movePodsToActiveOrBackoffQueue(pods, e, oldObj, newObj)
+}
+
+func (p *PriorityQueue) movePodsToActiveOrBackoffQueue(pods []*QueuedPodInfo, e ClusterEvent, oldObj, newObj any) {
+	if !p.isEventOfInterest(e) {
+		return
+	}
+	for _, pInfo := range pods {
+		// Gated pods only react to their gating plugin's events.
+		if pInfo.Gated() && !MatchAnyClusterEvent(e, pInfo.GatingPluginEvents) {
+			continue
+		}
+		hint := p.isPodWorthRequeuing(pInfo, e, oldObj, newObj)
+		if hint == queueSkip {
+			continue
+		}
+		p.unschedulablePods.delete(pInfo.Pod, pInfo.Gated())
+		p.requeuePodWithQueueingStrategy(pInfo, hint, e.Label())
+	}
+	p.moveRequestCycle = p.activeQ.schedCycle
+	p.activeQ.addEventIfAnyInFlight(oldObj, newObj, e)
+}
+
+// Activate forces pods in unschedulablePods or backoffQ into activeQ; for an
+// in-flight pod it records a ForceActivate aimed at it.
+func (p *PriorityQueue) Activate(pods []*Pod) {
+	for _, pod := range pods {
+		if p.activate(pod) {
+			continue
+		}
+		p.activeQ.addEventsIfPodInFlight(nil, pod, []ClusterEvent{EventForceActivate})
+		p.moveRequestCycle = p.activeQ.schedCycle
+	}
+}
+
+func (p *PriorityQueue) activate(pod *Pod) bool {
+	k := pod.Key()
+	pInfo := p.unschedulablePods.get(k)
+	movesFromBackoffQ := false
+	if pInfo == nil {
+		var ok bool
+		if pInfo, ok = p.backoffQ.get(k); !ok || !p.backoffQ.delete(pInfo) {
+			return false
+		}
+		movesFromBackoffQ = true
+	}
+	return p.moveToActiveQ(pInfo, ForceActivate, movesFromBackoffQ)
+}
+
+// Update applies an update of an unscheduled pod.
+func (p *PriorityQueue) Update(oldPod, newPod *Pod) {
+	events := PodSchedulingPropertiesChange(newPod, oldPod)
+	if p.activeQ.addEventsIfPodInFlight(oldPod, newPod, events) {
+		return
+	}
+	if oldPod != nil {
+		if p.activeQ.update(newPod) != nil || p.backoffQ.update(newPod) != nil {
+			return
+		}
+	}
+	if pInfo := p.unschedulablePods.get(newPod.Key()); pInfo != nil {
+		pInfo.Pod = newPod
+		for _, e := range events {
+			q := p.requeuePodWithQueueingStrategy(pInfo, p.isPodWorthRequeuing(pInfo, e, oldPod, newPod), e.Label())
+			if q == activeQName || p.popFromBackoffQ && q == backoffQName {
+				break
+			}
+		}
+		return
+	}
+	p.moveToActiveQ(p.newQueuedPodInfo(newPod), EventUnscheduledPodUpdate.Label(), false)
+}
+
+// Delete removes a queued pod; in-flight pods are not affected.
+func (p *PriorityQueue) Delete(pod *Pod) {
+	lookup := &QueuedPodInfo{Pod: pod}
+	if p.activeQ.queue.Delete(lookup) || p.backoffQ.delete(lookup) {
+		return
+	}
+	if pInfo := p.unschedulablePods.get(pod.Key()); pInfo != nil {
+		p.unschedulablePods.delete(pod, pInfo.Gated())
+	}
+}

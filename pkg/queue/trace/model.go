@@ -1,0 +1,199 @@
+package trace
+
+import (
+	"strings"
+	"time"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
+)
+
+// clock is the model's virtual clock.
+type clock struct{ now time.Time }
+
+func (c *clock) Now() time.Time { return c.now }
+
+// eventObject is the new object of a trace event: it carries which plugins
+// answer Queue, so that in-flight pods asking later get the same answers.
+type eventObject struct{ queue queue.PluginSet }
+
+// schedulingGates is the trace's PreEnqueue plugin, as upstream's
+// SchedulingGates: it rejects a pod while it has scheduling gates.
+type schedulingGates struct{}
+
+func (schedulingGates) Name() string { return SchedulingGatesPlugin }
+func (schedulingGates) PreEnqueue(pod *queue.Pod) *queue.Status {
+	if len(pod.SchedulingGates) == 0 {
+		return nil
+	}
+	return &queue.Status{Reason: "waiting for scheduling gates: " + strings.Join(pod.SchedulingGates, ", ")}
+}
+
+// Model drives the queue model (pkg/queue) with a trace.
+type Model struct {
+	Queue    *queue.PriorityQueue
+	Metrics  *queue.Recorder
+	clock    *clock
+	pods     map[string]*queue.Pod
+	inFlight map[string]*queue.QueuedPodInfo
+}
+
+var _ Driver = &Model{}
+
+// NewModel returns a model queue configured as the trace says: cfg, and every
+// plugin in plugins registered for every event of Events.
+func NewModel(cfg Config, plugins []string) *Model {
+	m := &Model{
+		Metrics:  queue.NewRecorder(),
+		clock:    &clock{now: Epoch},
+		pods:     map[string]*queue.Pod{},
+		inFlight: map[string]*queue.QueuedPodInfo{},
+	}
+	hints := queue.QueueingHintMap{}
+	for _, ev := range Events {
+		var fns []*queue.QueueingHintFunction
+		for _, pl := range plugins {
+			pl := pl
+			fns = append(fns, &queue.QueueingHintFunction{PluginName: pl, QueueingHintFn: func(_ *queue.Pod, _, newObj any) (queue.QueueingHint, error) {
+				if o, ok := newObj.(*eventObject); ok && o.queue.Has(pl) {
+					return queue.Queue, nil
+				}
+				return queue.QueueSkip, nil
+			}})
+		}
+		if len(fns) > 0 {
+			hints[ev] = fns
+		}
+	}
+	hints[queue.ClusterEvent{Resource: queue.ResourcePod, ActionType: queue.UpdatePodSchedulingGatesEliminated}] = []*queue.QueueingHintFunction{{
+		PluginName: SchedulingGatesPlugin,
+		QueueingHintFn: func(pod *queue.Pod, _, newObj any) (queue.QueueingHint, error) {
+			if p, ok := newObj.(*queue.Pod); ok && p.UID == pod.UID {
+				return queue.Queue, nil
+			}
+			return queue.QueueSkip, nil
+		},
+	}}
+	m.Queue = queue.NewPriorityQueue(
+		queue.WithClock(m.clock),
+		queue.WithPopFromBackoffQ(cfg.PopFromBackoffQ),
+		queue.WithPodInitialBackoffDuration(time.Duration(cfg.PodInitialBackoffSeconds)*time.Second),
+		queue.WithPodMaxBackoffDuration(time.Duration(cfg.PodMaxBackoffSeconds)*time.Second),
+		queue.WithPodMaxInUnschedulablePodsDuration(time.Duration(cfg.PodMaxInUnschedulablePodsSeconds)*time.Second),
+		queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{queue.DefaultSchedulerName: hints}),
+		queue.WithPreEnqueuePluginMap(map[string][]queue.PreEnqueuePlugin{queue.DefaultSchedulerName: {schedulingGates{}}}),
+		queue.WithMetricsRecorder(m.Metrics),
+	)
+	return m
+}
+
+func (m *Model) pod(name string) *queue.Pod {
+	if p, ok := m.pods[name]; ok {
+		return p
+	}
+	ns, n, _ := strings.Cut(name, "/")
+	return &queue.Pod{Namespace: ns, Name: n, UID: name}
+}
+
+// SetTime implements Driver.
+func (m *Model) SetTime(ms int64) { m.clock.now = Epoch.Add(time.Duration(ms) * time.Millisecond) }
+
+// Add implements Driver.
+func (m *Model) Add(name string, priority int32, gates []string) {
+	ns, n, _ := strings.Cut(name, "/")
+	p := &queue.Pod{Namespace: ns, Name: n, UID: name, Priority: priority, SchedulingGates: gates}
+	m.pods[name] = p
+	m.Queue.Add(p)
+}
+
+// Pop implements Driver.
+func (m *Model) Pop() (string, int, bool) {
+	pi := m.Queue.Pop()
+	if pi == nil {
+		return "", 0, false
+	}
+	m.inFlight[pi.Pod.UID] = pi
+	return pi.Pod.UID, pi.Attempts, true
+}
+
+// Fail implements Driver.
+func (m *Model) Fail(name string, plugins, pending []string) {
+	pi := m.inFlight[name]
+	delete(m.inFlight, name)
+	pi.ClearRejectorPlugins()
+	pi.UnschedulablePlugins = queue.NewPluginSet(plugins...)
+	pi.PendingPlugins = queue.NewPluginSet(pending...)
+	m.Queue.AddUnschedulableIfNotPresent(pi, m.Queue.SchedulingCycle())
+}
+
+// Done implements Driver.
+func (m *Model) Done(name string) {
+	delete(m.inFlight, name)
+	m.Queue.Done(name)
+}
+
+// Event implements Driver.
+func (m *Model) Event(label string, plugins []string) {
+	m.Queue.MoveAllToActiveOrBackoffQueue(Events[label], nil, &eventObject{queue: queue.NewPluginSet(plugins...)}, nil)
+}
+
+// Activate implements Driver.
+func (m *Model) Activate(names []string) {
+	pods := make([]*queue.Pod, 0, len(names))
+	seen := map[string]bool{}
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			pods = append(pods, m.pod(n))
+		}
+	}
+	m.Queue.Activate(pods)
+}
+
+// Ungate implements Driver: an update that removes all scheduling gates.
+func (m *Model) Ungate(name string) {
+	old := m.pod(name)
+	updated := *old
+	updated.SchedulingGates = nil
+	m.pods[name] = &updated
+	m.Queue.Update(old, &updated)
+}
+
+// Delete implements Driver.
+func (m *Model) Delete(name string) { m.Queue.Delete(m.pod(name)) }
+
+// FlushBackoffQCompleted implements Driver.
+func (m *Model) FlushBackoffQCompleted() { m.Queue.FlushBackoffQCompleted() }
+
+// FlushUnschedulablePodsLeftover implements Driver.
+func (m *Model) FlushUnschedulablePodsLeftover() { m.Queue.FlushUnschedulablePodsLeftover() }
+
+// Where implements Driver.
+func (m *Model) Where(name string) string {
+	if _, ok := m.inFlight[name]; ok {
+		return string(queue.LocationInFlight)
+	}
+	loc, _ := m.Queue.Locate(name)
+	return string(loc)
+}
+
+// Snapshot implements Driver.
+func (m *Model) Snapshot() Snapshot {
+	pending := m.Metrics.PendingPods()
+	s := Snapshot{
+		Pending: Pending{
+			Active:        pending[queue.LabelActive],
+			Backoff:       pending[queue.LabelBackoff],
+			Unschedulable: pending[queue.LabelUnschedulable],
+			Gated:         pending[queue.LabelGated],
+		},
+		Incoming: m.Metrics.IncomingPods(),
+		Pods:     map[string]PodState{},
+	}
+	m.Queue.Walk(func(loc queue.Location, pi *queue.QueuedPodInfo) {
+		s.Pods[pi.Pod.Key()] = PodState{Queue: string(loc), Attempts: pi.Attempts}
+	})
+	for name, pi := range m.inFlight {
+		s.Pods[name] = PodState{Queue: string(queue.LocationInFlight), Attempts: pi.Attempts}
+	}
+	return s
+}

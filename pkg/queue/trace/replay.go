@@ -1,0 +1,226 @@
+package trace
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Periods of upstream's two flush loops, in trace milliseconds.
+const (
+	BackoffFlushPeriodMillis  = 1000
+	LeftoverFlushPeriodMillis = 30000
+)
+
+// Driver is a scheduling queue a trace can drive: the model (NewModel) or, in
+// the perf module, upstream's PriorityQueue. Replay does the timing, checking
+// and output; a Driver only applies operations. Pods are "namespace/name".
+type Driver interface {
+	// SetTime sets the queue's clock to Epoch + ms.
+	SetTime(ms int64)
+	Add(pod string, priority int32, gates []string)
+	// Pop hands out a pod, or reports ok=false where upstream's Pop would block.
+	Pop() (pod string, attempts int, ok bool)
+	Fail(pod string, plugins, pending []string)
+	Done(pod string)
+	// Event is a cluster event; each plugin in queue answers Queue for every
+	// pod whenever its hint is asked about this event, the others QueueSkip.
+	Event(label string, queue []string)
+	Activate(pods []string)
+	Ungate(pod string)
+	Delete(pod string)
+	FlushBackoffQCompleted()
+	FlushUnschedulablePodsLeftover()
+	// Where returns where the queue holds pod ("inFlight", "active", …), or ""
+	// if it does not.
+	Where(pod string) string
+	Snapshot() Snapshot
+}
+
+// Snapshot is the queue's state in the output format.
+type Snapshot struct {
+	Pending  Pending                   `json:"pending"`
+	Incoming map[string]map[string]int `json:"incoming"`
+	Pods     map[string]PodState       `json:"pods"`
+}
+
+// Pending is scheduler_pending_pods by queue.
+type Pending struct {
+	Active        int `json:"active"`
+	Backoff       int `json:"backoff"`
+	Unschedulable int `json:"unschedulable"`
+	Gated         int `json:"gated"`
+}
+
+// PodState is one pod in a snapshot.
+type PodState struct {
+	Queue    string `json:"queue"`
+	Attempts int    `json:"attempts"`
+}
+
+type popLine struct {
+	At       int64   `json:"at"`
+	Pop      *string `json:"pop"`
+	Attempts *int    `json:"attempts,omitempty"`
+}
+
+type snapshotLine struct {
+	At       int64    `json:"at"`
+	Snapshot Snapshot `json:"snapshot"`
+}
+
+type finalLine struct {
+	Final Snapshot `json:"final"`
+}
+
+// Replay runs t through d and writes the output lines to w. It stops at the
+// first operation the queue's state makes invalid and returns a *LineError;
+// callers that must print nothing on error should buffer w.
+func Replay(t *Trace, d Driver, w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 64*1024)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	prev := int64(0)
+	for i := range t.Ops {
+		op := &t.Ops[i]
+		RunPeriodic(d, prev, op.At)
+		prev = op.At
+		d.SetTime(op.At)
+		if err := check(d, op); err != nil {
+			return err
+		}
+		switch op.Kind {
+		case OpAdd:
+			d.Add(op.Pod, op.Priority, op.Gates)
+		case OpPop:
+			l := popLine{At: op.At}
+			if pod, attempts, ok := d.Pop(); ok {
+				l.Pop, l.Attempts = &pod, &attempts
+			}
+			if err := enc.Encode(&l); err != nil {
+				return err
+			}
+		case OpFail:
+			d.Fail(op.Pod, op.Plugins, op.Pending)
+		case OpDone:
+			d.Done(op.Pod)
+		case OpEvent:
+			d.Event(op.Event, op.Queue)
+		case OpActivate:
+			d.Activate(op.Pods)
+		case OpUngate:
+			d.Ungate(op.Pod)
+		case OpDelete:
+			d.Delete(op.Pod)
+		case OpSnapshot:
+			if err := enc.Encode(&snapshotLine{At: op.At, Snapshot: normalize(d.Snapshot())}); err != nil {
+				return err
+			}
+		}
+	}
+	if err := enc.Encode(&finalLine{Final: normalize(d.Snapshot())}); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// RunPeriodic runs upstream's periodic work that falls in (from, to]: the
+// backoff flush every whole second and the leftover flush every 30 s, the
+// backoff flush first when both fall on one instant.
+func RunPeriodic(d Driver, from, to int64) {
+	for at := (from/BackoffFlushPeriodMillis + 1) * BackoffFlushPeriodMillis; at <= to; at += BackoffFlushPeriodMillis {
+		d.SetTime(at)
+		d.FlushBackoffQCompleted()
+		if at%LeftoverFlushPeriodMillis == 0 {
+			d.FlushUnschedulablePodsLeftover()
+		}
+	}
+}
+
+func check(d Driver, op *Op) error {
+	switch op.Kind {
+	case OpAdd:
+		if q := d.Where(op.Pod); q != "" {
+			return lineErrorf(op.Line, "add of pod %q, which the queue already holds (in %s)", op.Pod, q)
+		}
+	case OpFail, OpDone:
+		if q := d.Where(op.Pod); q != "inFlight" {
+			return lineErrorf(op.Line, "%s of pod %q, which is not in flight", op.Kind, op.Pod)
+		}
+	case OpUngate:
+		if d.Where(op.Pod) == "" {
+			return lineErrorf(op.Line, "ungate of pod %q, which the queue does not hold", op.Pod)
+		}
+	}
+	return nil
+}
+
+func normalize(s Snapshot) Snapshot {
+	if s.Incoming == nil {
+		s.Incoming = map[string]map[string]int{}
+	}
+	if s.Pods == nil {
+		s.Pods = map[string]PodState{}
+	}
+	return s
+}
+
+// Compare reports the first line where two outputs differ as JSON, or "" if
+// they agree line by line.
+func Compare(want, got []byte) string {
+	wl, gl := splitLines(want), splitLines(got)
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		if i >= len(wl) {
+			return fmt.Sprintf("line %d: extra line %s", i+1, gl[i])
+		}
+		if i >= len(gl) {
+			return fmt.Sprintf("line %d: missing line %s", i+1, wl[i])
+		}
+		var a, b any
+		if err := json.Unmarshal(wl[i], &a); err != nil {
+			return fmt.Sprintf("line %d: want is not JSON: %v", i+1, err)
+		}
+		if err := json.Unmarshal(gl[i], &b); err != nil {
+			return fmt.Sprintf("line %d: got is not JSON: %v", i+1, err)
+		}
+		if !jsonEqual(a, b) {
+			return fmt.Sprintf("line %d:\nwant %s\ngot  %s", i+1, wl[i], gl[i])
+		}
+	}
+	return ""
+}
+
+func splitLines(b []byte) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		i := 0
+		for i < len(b) && b[i] != '\n' {
+			i++
+		}
+		if line := trimSpace(b[:i]); len(line) > 0 {
+			out = append(out, line)
+		}
+		if i == len(b) {
+			break
+		}
+		b = b[i+1:]
+	}
+	return out
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func jsonEqual(a, b any) bool {
+	ab, _ := json.Marshal(a)
+	bb, _ := json.Marshal(b)
+	return string(ab) == string(bb)
+}
