@@ -39,7 +39,6 @@ pod sits in, why, and when the scheduler will try it next.`,
 	root.AddCommand(
 		NewCmdVersion(streams),
 		NewCmdSimulate(streams),
-		
 	)
 	return root
 }
