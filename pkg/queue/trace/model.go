@@ -197,3 +197,9 @@ func (m *Model) Snapshot() Snapshot {
 	}
 	return s
 }
+
+// Quiescent implements Quiescer: backoffQ and unschedulablePods are empty.
+func (m *Model) Quiescent() bool {
+	_, backoff, unschedulable := m.Queue.Len()
+	return backoff == 0 && unschedulable == 0
+}

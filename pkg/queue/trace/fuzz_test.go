@@ -1,0 +1,41 @@
+package trace_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
+)
+
+// FuzzRead: the reader never panics, and whatever it accepts replays without
+// panicking (Replay may still reject it for the queue's state).
+func FuzzRead(f *testing.F) {
+	paths, _ := filepath.Glob("testdata/upstream/*.trace.jsonl")
+	more, _ := filepath.Glob("testdata/upstream/invalid/*.trace.jsonl")
+	for _, p := range append(paths, more...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"schedqTrace":1,"config":{"podMaxBackoffSeconds":0}}` + "\n" + `{"at":0,"op":"add","pod":"a/b","gates":["g"]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := trace.Read(bytes.NewReader(data))
+		if err != nil {
+			if tr != nil {
+				t.Fatal("Read returned a trace and an error")
+			}
+			return
+		}
+		// Bound the replay: a fuzzed 'at' can span years of flush instants
+		// while pods wait.
+		if n := len(tr.Ops); n > 0 && tr.Ops[n-1].At > 24*3_600_000 {
+			return
+		}
+		var out bytes.Buffer
+		_ = trace.Replay(tr, trace.NewModel(tr.Config, tr.Plugins()), &out)
+	})
+}
