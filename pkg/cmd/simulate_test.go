@@ -1,0 +1,93 @@
+package cmd
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
+)
+
+const examples = "../queue/trace/testdata/upstream/"
+
+func TestSimulateOptions_Validate(t *testing.T) {
+	tests := []struct {
+		name    string
+		o       SimulateOptions
+		wantErr string
+	}{
+		{"no trace", SimulateOptions{}, "--trace is required"},
+		{"bad override", SimulateOptions{TracePath: "x", PopFromBackoffQ: "yes"}, "want true or false"},
+		{"ok", SimulateOptions{TracePath: "-", PopFromBackoffQ: "false"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.o.Validate()
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("Validate() = %v, want error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestSimulate_Command(t *testing.T) {
+	want, err := os.ReadFile(examples + "gated_pod_ungated.out.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	root := NewCmdSchedq(streams)
+	root.SetArgs([]string{"simulate", "--trace", examples + "gated_pod_ungated.trace.jsonl"})
+	if err := root.Execute(); err != nil {
+		t.Fatalf("simulate: %v (stderr %q)", err, errOut)
+	}
+	if d := trace.Compare(want, out.Bytes()); d != "" {
+		t.Error(d)
+	}
+}
+
+func TestSimulate_Stdin(t *testing.T) {
+	in, err := os.ReadFile(examples + "pop_from_backoffq_pfb_on.trace.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(examples + "pop_from_backoffq_pfb_off.out.jsonl")
+	streams, stdin, out, _ := genericiooptions.NewTestIOStreams()
+	stdin.Write(in)
+	// The pfb_on trace with the gate forced off behaves as the pfb_off one.
+	o := &SimulateOptions{IOStreams: streams, TracePath: "-", PopFromBackoffQ: "false"}
+	if err := o.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if d := trace.Compare(want, out.Bytes()); d != "" {
+		t.Error(d)
+	}
+}
+
+// TestSimulate_InvalidPrintsNothing: a trace that is found invalid half-way
+// (after pops were printed) leaves stdout empty and names file and line.
+func TestSimulate_InvalidPrintsNothing(t *testing.T) {
+	streams, _, out, _ := genericiooptions.NewTestIOStreams()
+	path := examples + "invalid/done_twice.trace.jsonl"
+	o := &SimulateOptions{IOStreams: streams, TracePath: path}
+	err := o.Run()
+	if err == nil {
+		t.Fatal("invalid trace accepted")
+	}
+	if want := path + ":4: done of pod"; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %q, want it to start with %q", err, want)
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout not empty: %q", out)
+	}
+}
+
+func TestSimulate_MissingFile(t *testing.T) {
+	streams, _, _, _ := genericiooptions.NewTestIOStreams()
+	o := &SimulateOptions{IOStreams: streams, TracePath: "does-not-exist.jsonl"}
+	if err := o.Run(); err == nil || !strings.Contains(err.Error(), "does-not-exist.jsonl") {
+		t.Errorf("Run() = %v, want an error naming the file", err)
+	}
+}
