@@ -288,3 +288,29 @@ func TestDeleteAndDuplicateFailure(t *testing.T) {
 		t.Errorf("pending after delete = %v", p)
 	}
 }
+
+func TestIncomingEventLabels(t *testing.T) {
+	tests := []struct {
+		plugin string
+		want   string
+	}{
+		{"NodeResourcesFit", "AssignedPodDelete AssignedPodUpdatePodScaleDown NodeAdd NodeUpdateNodeAllocatable UnschedulablePodUpdatePodScaleDown"},
+		{"TaintToleration", "AssignedPodUpdatePodToleration NodeAdd NodeUpdateNodeTaint UnschedulablePodUpdatePodToleration"},
+		{"SchedulingGates", "AssignedPodUpdatePodSchedulingGatesEliminated UnschedulablePodUpdatePodSchedulingGatesEliminated"},
+		{"NoSuchPlugin", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.plugin, func(t *testing.T) {
+			got := ""
+			for i, l := range IncomingEventLabels(tt.plugin) {
+				if i > 0 {
+					got += " "
+				}
+				got += l
+			}
+			if got != tt.want {
+				t.Errorf("IncomingEventLabels(%s) = %q, want %q", tt.plugin, got, tt.want)
+			}
+		})
+	}
+}
