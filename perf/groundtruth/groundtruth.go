@@ -1,0 +1,187 @@
+// Package groundtruth holds the shape of the live scheduling queue as the
+// embedded control plane reports it: every pod kube-scheduler's
+// SchedulingQueue holds, with the sub-queue it is in, read from the queue
+// itself rather than inferred from metrics or events.
+//
+// The embedded control plane serves it as JSON on
+// GET /debug/schedq/queue (loopback only):
+//
+//	{"pods":[{"namespace":"default","name":"p1","queue":"backoff","attempts":1,
+//	  "timestamp":"2026-01-02T15:04:05.123Z","backoffExpiresAt":"2026-01-02T15:04:07.000Z"}]}
+//
+// This package has no Kubernetes imports, so that anything wanting to compare
+// against the ground truth (the explain accuracy test, the runner) can use it.
+package groundtruth
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"time"
+)
+
+// Path is where the embedded control plane serves the queue.
+const Path = "/debug/schedq/queue"
+
+// QueueName is the sub-queue a pod is in, in the words of the trace spec.
+type QueueName string
+
+// The sub-queues. Backoff is podBackoffQ (the pod was rejected by at least one
+// plugin); ErrorBackoff is podErrorBackoffQ (the last attempt failed with an
+// error, no plugin rejected it). Both are "backoff" in scheduler_pending_pods.
+// Unschedulable and Gated share unschedulablePods and differ by whether a
+// PreEnqueue plugin gates the pod. InFlight pods have been popped and are being
+// scheduled.
+const (
+	Active        QueueName = "active"
+	Backoff       QueueName = "backoff"
+	ErrorBackoff  QueueName = "errorBackoff"
+	Unschedulable QueueName = "unschedulable"
+	Gated         QueueName = "gated"
+	InFlight      QueueName = "inFlight"
+)
+
+// QueueNames lists every QueueName, in the order a pod usually moves through them.
+var QueueNames = []QueueName{Gated, Active, InFlight, Backoff, ErrorBackoff, Unschedulable}
+
+// TimeFormat is RFC 3339 with milliseconds, in UTC.
+const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// Queue is every pod the scheduling queue holds at one moment.
+type Queue struct {
+	Pods []Pod `json:"pods"`
+}
+
+// Pod is one pod's place in the queue.
+type Pod struct {
+	Namespace string    `json:"namespace"`
+	Name      string    `json:"name"`
+	Queue     QueueName `json:"queue"`
+	// Attempts is QueuedPodInfo.Attempts: how many times the pod was popped.
+	Attempts int `json:"attempts"`
+	// Timestamp is QueuedPodInfo.Timestamp: when the pod entered the queue, or
+	// its last failure.
+	Timestamp time.Time `json:"-"`
+	// BackoffExpiresAt is when the pod's backoff completes (aligned to the
+	// one-second window when SchedulerPopFromBackoffQ is on). Set only for pods
+	// in Backoff or ErrorBackoff.
+	BackoffExpiresAt time.Time `json:"-"`
+}
+
+// Key is "namespace/name".
+func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
+
+type podJSON struct {
+	Namespace        string    `json:"namespace"`
+	Name             string    `json:"name"`
+	Queue            QueueName `json:"queue"`
+	Attempts         int       `json:"attempts"`
+	Timestamp        string    `json:"timestamp,omitempty"`
+	BackoffExpiresAt string    `json:"backoffExpiresAt,omitempty"`
+}
+
+// MarshalJSON writes the timestamps as RFC 3339 with milliseconds and leaves
+// out zero ones.
+func (p Pod) MarshalJSON() ([]byte, error) {
+	return json.Marshal(podJSON{
+		Namespace:        p.Namespace,
+		Name:             p.Name,
+		Queue:            p.Queue,
+		Attempts:         p.Attempts,
+		Timestamp:        formatTime(p.Timestamp),
+		BackoffExpiresAt: formatTime(p.BackoffExpiresAt),
+	})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (p *Pod) UnmarshalJSON(data []byte) error {
+	var j podJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	ts, err := parseTime(j.Timestamp)
+	if err != nil {
+		return fmt.Errorf("pod %s/%s: timestamp: %w", j.Namespace, j.Name, err)
+	}
+	bo, err := parseTime(j.BackoffExpiresAt)
+	if err != nil {
+		return fmt.Errorf("pod %s/%s: backoffExpiresAt: %w", j.Namespace, j.Name, err)
+	}
+	*p = Pod{Namespace: j.Namespace, Name: j.Name, Queue: j.Queue, Attempts: j.Attempts, Timestamp: ts, BackoffExpiresAt: bo}
+	return nil
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(TimeFormat)
+}
+
+func parseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	return time.Parse(time.RFC3339Nano, s)
+}
+
+// Sort orders the pods by namespace and name.
+func (q *Queue) Sort() {
+	sort.Slice(q.Pods, func(i, j int) bool {
+		if q.Pods[i].Namespace != q.Pods[j].Namespace {
+			return q.Pods[i].Namespace < q.Pods[j].Namespace
+		}
+		return q.Pods[i].Name < q.Pods[j].Name
+	})
+}
+
+// Get returns the pod namespace/name, if the queue holds it.
+func (q Queue) Get(namespace, name string) (Pod, bool) {
+	for _, p := range q.Pods {
+		if p.Namespace == namespace && p.Name == name {
+			return p, true
+		}
+	}
+	return Pod{}, false
+}
+
+// Count returns how many pods are in each queue; queues with none are left out.
+func (q Queue) Count() map[QueueName]int {
+	n := map[QueueName]int{}
+	for _, p := range q.Pods {
+		n[p.Queue]++
+	}
+	return n
+}
+
+// Fetch GETs the queue from url (a control plane's QueueURL). A nil client
+// means http.DefaultClient.
+func Fetch(ctx context.Context, client *http.Client, url string) (Queue, error) {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return Queue{}, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return Queue{}, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return Queue{}, fmt.Errorf("GET %s: %w", url, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return Queue{}, fmt.Errorf("GET %s: %s: %s", url, resp.Status, body)
+	}
+	var q Queue
+	if err := json.Unmarshal(body, &q); err != nil {
+		return Queue{}, fmt.Errorf("GET %s: %w", url, err)
+	}
+	return q, nil
+}
