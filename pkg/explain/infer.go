@@ -1,0 +1,541 @@
+package explain
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
+)
+
+// FailedSchedulingReason is the reason of the scheduler's failure events.
+const FailedSchedulingReason = "FailedScheduling"
+
+// Condition reasons of PodScheduled=False.
+const (
+	reasonUnschedulable  = "Unschedulable"
+	reasonSchedulerError = "SchedulerError"
+	reasonGated          = "SchedulingGated"
+)
+
+// Failure kinds.
+const (
+	FailureUnschedulable = "unschedulable"
+	FailureError         = "error"
+)
+
+// podFacts is what is visible about one pod.
+type podFacts struct {
+	pod      *corev1.Pod
+	state    State
+	gates    []string
+	failure  *Failure
+	fit      *FitError
+	evidence []string
+	// category decides placement.
+	category category
+	// readyAt is when an error pod's backoff completes.
+	backoffExpiry time.Time
+}
+
+type category int
+
+const (
+	catNotPending category = iota
+	catGated
+	catFitFailed
+	catErrorBackingOff
+	catReady // never failed, or an error whose backoff completed: activeQ or in flight
+)
+
+// Infer explains every pod of in.Pods.
+func Infer(in Input) []Explanation {
+	if in.Config == (Config{}) {
+		in.Config = DefaultConfig()
+	}
+	schedulerName := in.SchedulerName
+	if schedulerName == "" {
+		schedulerName = corev1.DefaultSchedulerName
+	}
+	pfb, pfbKnown := true, false
+	if in.Metrics != nil && in.Metrics.PopFromBackoffQ != nil {
+		pfb, pfbKnown = *in.Metrics.PopFromBackoffQ, true
+	}
+	events := indexEvents(in.Events)
+
+	all := in.PendingPods
+	if all == nil {
+		all = in.Pods
+	}
+	facts := map[string]*podFacts{}
+	var order []*podFacts
+	observe := func(p *corev1.Pod) *podFacts {
+		k := p.Namespace + "/" + p.Name
+		if f, ok := facts[k]; ok {
+			return f
+		}
+		f := observePod(p, events[k], schedulerName, in.Now, in.Config, pfb)
+		facts[k] = f
+		order = append(order, f)
+		return f
+	}
+	for _, p := range all {
+		observe(p)
+	}
+	for _, p := range in.Pods {
+		observe(p)
+	}
+
+	pl := place(order, in.Metrics)
+
+	out := make([]Explanation, 0, len(in.Pods))
+	for _, p := range in.Pods {
+		f := facts[p.Namespace+"/"+p.Name]
+		out = append(out, explain(f, pl, in, pfb, pfbKnown))
+	}
+	return out
+}
+
+type eventSummary struct {
+	first, last time.Time
+	count       int
+	message     string
+	uid         string
+}
+
+func indexEvents(evs []corev1.Event) map[string][]eventSummary {
+	out := map[string][]eventSummary{}
+	for _, e := range evs {
+		if e.Reason != FailedSchedulingReason || e.InvolvedObject.Kind != "" && e.InvolvedObject.Kind != "Pod" {
+			continue
+		}
+		s := eventSummary{message: e.Message, uid: string(e.InvolvedObject.UID), count: 1}
+		if int(e.Count) > s.count {
+			s.count = int(e.Count)
+		}
+		for _, t := range []time.Time{e.FirstTimestamp.Time, e.EventTime.Time, e.LastTimestamp.Time} {
+			s.first = minTime(s.first, t)
+			s.last = maxTime(s.last, t)
+		}
+		if e.Series != nil {
+			if int(e.Series.Count) > s.count {
+				s.count = int(e.Series.Count)
+			}
+			s.last = maxTime(s.last, e.Series.LastObservedTime.Time)
+		}
+		k := e.InvolvedObject.Namespace + "/" + e.InvolvedObject.Name
+		out[k] = append(out[k], s)
+	}
+	return out
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.IsZero() || !b.IsZero() && b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func podScheduledCondition(p *corev1.Pod) *corev1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == corev1.PodScheduled {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func observePod(p *corev1.Pod, evs []eventSummary, schedulerName string, now time.Time, cfg Config, pfb bool) *podFacts {
+	f := &podFacts{pod: p, state: StatePending, category: catNotPending}
+	switch {
+	case p.DeletionTimestamp != nil:
+		f.state = StateDeleting
+		return f
+	case p.Spec.NodeName != "":
+		f.state = StateBound
+		return f
+	case p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed:
+		f.state = StateFinished
+		return f
+	}
+	name := p.Spec.SchedulerName
+	if name == "" {
+		name = corev1.DefaultSchedulerName
+	}
+	if name != schedulerName {
+		f.state = StateOtherScheduler
+		return f
+	}
+	for _, g := range p.Spec.SchedulingGates {
+		f.gates = append(f.gates, g.Name)
+	}
+	if len(f.gates) > 0 {
+		f.category = catGated
+		f.evidence = append(f.evidence, fmt.Sprintf("spec.schedulingGates: %s", strings.Join(f.gates, ", ")))
+		return f
+	}
+
+	// The last failure: the condition carries the latest message, events the
+	// times and the (lagging) count.
+	cond := podScheduledCondition(p)
+	var fail *Failure
+	for _, e := range evs {
+		if e.uid != "" && p.UID != "" && e.uid != string(p.UID) {
+			continue // an earlier pod of the same name
+		}
+		if fail == nil {
+			fail = &Failure{FirstTime: e.first, Message: e.message}
+		}
+		fail.Count += e.count
+		fail.FirstTime = minTime(fail.FirstTime, e.first)
+		if !e.last.Before(fail.Time) {
+			fail.Time = e.last
+			fail.Message = e.message
+		}
+	}
+	if fail != nil {
+		f.evidence = append(f.evidence, fmt.Sprintf("%d FailedScheduling event(s), last at %s", fail.Count, fail.Time.Format(time.RFC3339)))
+	}
+	if cond != nil && cond.Status == corev1.ConditionFalse && cond.Reason != reasonGated {
+		if fail == nil {
+			fail = &Failure{Count: 1, Time: cond.LastTransitionTime.Time, FirstTime: cond.LastTransitionTime.Time}
+		}
+		if cond.Message != "" {
+			fail.Message = cond.Message
+		}
+		fail.Time = maxTime(fail.Time, cond.LastTransitionTime.Time)
+		f.evidence = append(f.evidence, fmt.Sprintf("condition PodScheduled=False, reason %s", cond.Reason))
+	}
+	if fail == nil {
+		f.category = catReady
+		f.evidence = append(f.evidence, "no FailedScheduling event and no PodScheduled=False condition: never failed")
+		return f
+	}
+	f.failure = fail
+	fe, isFit := ParseFitError(fail.Message)
+	switch {
+	case cond != nil && cond.Reason == reasonSchedulerError, !isFit:
+		// No rejector plugins: the error backoff heap, never popped early.
+		fail.Kind = FailureError
+		f.backoffExpiry = queue.BackoffExpiry(fail.Time, 0, fail.Count, cfg.PodInitialBackoff, cfg.PodMaxBackoff, pfb)
+		if queue.BackingOff(f.backoffExpiry, now, pfb) {
+			f.category = catErrorBackingOff
+		} else {
+			f.category = catReady
+		}
+	default:
+		fail.Kind = FailureUnschedulable
+		f.fit = &fe
+		f.category = catFitFailed
+	}
+	return f
+}
+
+// placement is the probability of each place for a category of pods, and the
+// set of ready pods taken to be in flight.
+type placement struct {
+	fit      []Alternative
+	inFlight map[*podFacts]bool
+	note     map[category]string
+}
+
+// place reconciles the pods' categories with scheduler_pending_pods: the
+// metrics tell how many pods each sub-queue holds, the pods which could be
+// where.
+func place(pods []*podFacts, m *QueueMetrics) placement {
+	pl := placement{inFlight: map[*podFacts]bool{}, note: map[category]string{}}
+	var fit, errBackoff, ready []*podFacts
+	for _, f := range pods {
+		switch f.category {
+		case catFitFailed:
+			fit = append(fit, f)
+		case catErrorBackingOff:
+			errBackoff = append(errBackoff, f)
+		case catReady:
+			ready = append(ready, f)
+		}
+	}
+	if m == nil {
+		pl.fit = []Alternative{{queue.LocationUnschedulable, 0.7}, {queue.LocationBackoff, 0.2}, {queue.LocationActive, 0.1}}
+		return pl
+	}
+	a, b, u := int(m.Pending[queue.LabelActive]), int(m.Pending[queue.LabelBackoff]), int(m.Pending[queue.LabelUnschedulable])
+
+	// Pods that failed with plugins: unschedulablePods, unless an event moved
+	// them on; the metrics say how many did.
+	if n := len(fit); n > 0 {
+		inU := min(u, n)
+		inB := min(max(b-len(errBackoff), 0), n-inU)
+		rest := n - inU - inB
+		for _, alt := range []Alternative{
+			{queue.LocationUnschedulable, float64(inU) / float64(n)},
+			{queue.LocationBackoff, float64(inB) / float64(n)},
+			{queue.LocationActive, float64(rest) / float64(n)},
+		} {
+			if alt.Probability > 0 {
+				pl.fit = append(pl.fit, alt)
+			}
+		}
+		if inU < n {
+			pl.note[catFitFailed] = fmt.Sprintf("%d of the %d pods rejected by plugins are in unschedulablePods, %d in backoffQ; the visible evidence cannot tell which", inU, n, inB)
+		}
+		a -= min(a, rest)
+	}
+	// Ready pods are popped in activeQ order (priority, then time): the first
+	// ones beyond what activeQ holds are in flight.
+	sort.SliceStable(ready, func(i, j int) bool {
+		pi, pj := priority(ready[i].pod), priority(ready[j].pod)
+		if pi != pj {
+			return pi > pj
+		}
+		return readySince(ready[i]).Before(readySince(ready[j]))
+	})
+	for i := 0; i < len(ready)-a; i++ {
+		pl.inFlight[ready[i]] = true
+	}
+	return pl
+}
+
+func priority(p *corev1.Pod) int32 {
+	if p.Spec.Priority != nil {
+		return *p.Spec.Priority
+	}
+	return 0
+}
+
+// readySince is the activeQ timestamp: creation, or the last failure.
+func readySince(f *podFacts) time.Time {
+	if f.failure != nil {
+		return f.failure.Time
+	}
+	return f.pod.CreationTimestamp.Time
+}
+
+func explain(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explanation {
+	p := f.pod
+	e := Explanation{Namespace: p.Namespace, Name: p.Name, State: f.state, Gates: f.gates, Priority: priority(p), Evidence: f.evidence}
+	if e.Evidence == nil {
+		e.Evidence = []string{}
+	}
+	if f.failure != nil {
+		e.LastFailure = f.failure
+		e.Attempts = f.failure.Count
+	}
+	switch f.state {
+	case StateBound:
+		e.Summary = fmt.Sprintf("bound to node %s: not in the scheduling queue", p.Spec.NodeName)
+		e.Reasons = []string{}
+		return e
+	case StateDeleting:
+		e.Summary = "being deleted: the scheduler drops it from the queue"
+		e.Reasons = []string{}
+		return e
+	case StateFinished:
+		e.Summary = fmt.Sprintf("phase %s: not in the scheduling queue", p.Status.Phase)
+		e.Reasons = []string{}
+		return e
+	case StateOtherScheduler:
+		e.Summary = fmt.Sprintf("handled by scheduler %q, not by this one", p.Spec.SchedulerName)
+		e.Reasons = []string{}
+		return e
+	}
+	metricsNote := ""
+	if in.Metrics == nil {
+		metricsNote = "without the scheduler's metrics (" + orDefault(in.MetricsMissing, "not available") + ") the queue counts cannot confirm this"
+	}
+	gateNote := ""
+	if !pfbKnown {
+		gateNote = "SchedulerPopFromBackoffQ assumed on (the v1.36 default)"
+	}
+	add := func(s string) {
+		if s != "" {
+			e.Evidence = append(e.Evidence, s)
+		}
+	}
+
+	switch f.category {
+	case catGated:
+		e.Queue, e.Confidence = queue.LocationGated, 0.99
+		e.Summary = fmt.Sprintf("gated by scheduling gates %s: the scheduler will not try it until they are removed", strings.Join(f.gates, ", "))
+		e.Reasons = []string{"spec.schedulingGates is not empty: " + strings.Join(f.gates, ", ")}
+		e.NextRetry = &NextRetry{Triggers: []string{queue.EventUnscheduledPodGatesEliminated.Label()}, Note: "when the last gate is removed"}
+	case catErrorBackingOff:
+		e.Queue, e.Confidence = queue.LocationErrorBackoff, 0.9
+		if in.Metrics != nil && in.Metrics.Pending[queue.LabelBackoff] == 0 {
+			e.Confidence = 0.3
+			e.Alternatives = []Alternative{{queue.LocationActive, 0.7}}
+		}
+		e.Summary = fmt.Sprintf("failed with an error; backing off in errorBackoffQ until %s (never popped early)", f.backoffExpiry.Format(time.RFC3339))
+		e.Reasons = []string{f.failure.Message}
+		t := f.backoffExpiry.Add(flushSlack(pfb))
+		e.NextRetry = &NextRetry{Earliest: timePtr(f.backoffExpiry), Latest: &t, Note: "error backoff: " + backoffNote(f.failure.Count, in.Config)}
+		add(metricsNote)
+	case catReady:
+		if pl.inFlight[f] {
+			e.Queue, e.Confidence = queue.LocationInFlight, 0.7
+			e.Alternatives = []Alternative{{queue.LocationActive, 0.3}}
+			e.Summary = "being scheduled now (popped from activeQ, not yet bound or failed)"
+		} else {
+			e.Queue, e.Confidence = queue.LocationActive, 0.8
+			e.Alternatives = []Alternative{{queue.LocationInFlight, 0.2}}
+			e.Summary = "waiting in activeQ for its turn"
+		}
+		if in.Metrics == nil {
+			e.Confidence -= 0.2
+		}
+		if f.failure != nil {
+			e.Reasons = []string{f.failure.Message}
+			e.Summary += "; its error backoff has completed"
+		} else {
+			e.Reasons = []string{"not tried yet"}
+		}
+		now := in.Now
+		e.NextRetry = &NextRetry{Earliest: &now, Latest: &now, Note: "next pop of activeQ, by priority then time"}
+		add(metricsNote)
+	case catFitFailed:
+		best := pl.fit[0]
+		for _, alt := range pl.fit[1:] {
+			if alt.Probability > best.Probability {
+				best = alt
+			}
+		}
+		e.Queue, e.Confidence = best.Queue, best.Probability
+		for _, alt := range pl.fit {
+			if alt.Queue != best.Queue {
+				e.Alternatives = append(e.Alternatives, alt)
+			}
+		}
+		e.Plugins = f.fit.Plugins()
+		e.NodeReasons = f.fit.Reasons
+		e.Reasons = fitReasons(f.fit)
+		e.Summary = fitSummary(e.Queue, f.fit, e.Plugins)
+		e.NextRetry = fitNextRetry(f, e.Queue, e.Plugins, in, pfb)
+		add(pl.note[catFitFailed])
+		add(metricsNote)
+	}
+	add(gateNote)
+	return e
+}
+
+func fitReasons(fe *FitError) []string {
+	var out []string
+	if fe.PreFilterMsg != "" {
+		out = append(out, fe.PreFilterMsg)
+	}
+	for _, r := range fe.Reasons {
+		s := fmt.Sprintf("%d/%d nodes: %s", r.Count, fe.NumAllNodes, r.Reason)
+		if r.Plugin != "" {
+			s += " (" + r.Plugin + ")"
+		}
+		out = append(out, s)
+	}
+	if fe.PostFilterMsg != "" {
+		out = append(out, fe.PostFilterMsg)
+	}
+	if fe.NumAllNodes == 0 && len(out) == 0 {
+		out = append(out, "no nodes")
+	}
+	return out
+}
+
+func fitSummary(loc queue.Location, fe *FitError, plugins []string) string {
+	who := "plugins"
+	if len(plugins) > 0 {
+		who = strings.Join(plugins, ", ")
+	}
+	switch loc {
+	case queue.LocationUnschedulable:
+		return fmt.Sprintf("unschedulable (rejected by %s on %d node(s)); parked in unschedulablePods until a cluster event may help", who, fe.NumAllNodes)
+	case queue.LocationBackoff:
+		return fmt.Sprintf("rejected by %s; a cluster event moved it to backoffQ", who)
+	default:
+		return fmt.Sprintf("rejected by %s; a cluster event moved it on and it is about to be retried", who)
+	}
+}
+
+func fitNextRetry(f *podFacts, loc queue.Location, plugins []string, in Input, pfb bool) *NextRetry {
+	nr := &NextRetry{}
+	seen := map[string]bool{}
+	for _, p := range plugins {
+		for _, l := range queue.IncomingEventLabels(p) {
+			if !seen[l] {
+				seen[l] = true
+				nr.Triggers = append(nr.Triggers, l)
+			}
+		}
+	}
+	sort.Strings(nr.Triggers)
+	if len(f.fit.UnknownReasons()) > 0 {
+		nr.Note = "some reasons come from plugins this tool does not know; their events are not listed. "
+	}
+	switch loc {
+	case queue.LocationBackoff:
+		exp := queue.BackoffExpiry(f.failure.Time, f.failure.Count, 0, in.Config.PodInitialBackoff, in.Config.PodMaxBackoff, pfb)
+		latest := exp.Add(flushSlack(pfb))
+		nr.Latest = &latest
+		now := in.Now
+		if pfb && in.Metrics != nil && in.Metrics.Pending[queue.LabelActive] == 0 {
+			nr.PopFromBackoffQ = true
+			nr.Earliest = &now
+			nr.Note += "activeQ is empty and SchedulerPopFromBackoffQ is on: it can be popped before its backoff ends"
+		} else {
+			nr.Earliest = maxTimePtr(exp, now)
+			nr.Note += "backoff " + backoffNote(f.failure.Count, in.Config)
+		}
+		nr.Triggers = nil
+	case queue.LocationActive:
+		now := in.Now
+		nr.Earliest, nr.Latest = &now, &now
+		nr.Triggers = nil
+	default:
+		// The leftover flush retries it podMaxInUnschedulablePods after its
+		// last failure, at the next 30 s run.
+		latest := f.failure.Time.Add(in.Config.PodMaxInUnschedulablePods + queue.UnschedulablePodsFlushInterval)
+		if latest.Before(in.Now) {
+			// It has been flushed and failed again since; the event series
+			// hides the newer failure time.
+			latest = in.Now.Add(in.Config.PodMaxInUnschedulablePods + queue.UnschedulablePodsFlushInterval)
+			nr.Note += "retried by the leftover flush at least once since the last visible failure; "
+		}
+		nr.Latest = &latest
+		nr.Note += fmt.Sprintf("on one of the trigger events, or at the latest by the %s leftover flush", in.Config.PodMaxInUnschedulablePods)
+	}
+	return nr
+}
+
+// flushSlack is how long after expiry the backoff flush may run: with
+// PopFromBackoffQ expiries are aligned to the flush's whole seconds.
+func flushSlack(pfb bool) time.Duration {
+	if pfb {
+		return 0
+	}
+	return queue.BackoffQFlushInterval
+}
+
+func backoffNote(count int, cfg Config) string {
+	return fmt.Sprintf("%s after failure %d (initial %s, max %s)", queue.CalculateBackoffDuration(cfg.PodInitialBackoff, cfg.PodMaxBackoff, count), count, cfg.PodInitialBackoff, cfg.PodMaxBackoff)
+}
+
+func timePtr(t time.Time) *time.Time { return &t }
+
+func maxTimePtr(a, b time.Time) *time.Time {
+	t := maxTime(a, b)
+	return &t
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

@@ -1,0 +1,150 @@
+package explain
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+type podBuilder struct{ p *corev1.Pod }
+
+func makePod(name string) *podBuilder {
+	return &podBuilder{&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name), CreationTimestamp: metav1.NewTime(t0)}}}
+}
+func (b *podBuilder) gates(g ...string) *podBuilder {
+	for _, n := range g {
+		b.p.Spec.SchedulingGates = append(b.p.Spec.SchedulingGates, corev1.PodSchedulingGate{Name: n})
+	}
+	return b
+}
+func (b *podBuilder) node(n string) *podBuilder { b.p.Spec.NodeName = n; return b }
+func (b *podBuilder) prio(p int32) *podBuilder  { b.p.Spec.Priority = &p; return b }
+func (b *podBuilder) created(d time.Duration) *podBuilder {
+	b.p.CreationTimestamp = metav1.NewTime(t0.Add(d))
+	return b
+}
+func (b *podBuilder) cond(reason, msg string, at time.Time) *podBuilder {
+	b.p.Status.Conditions = append(b.p.Status.Conditions, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: reason, Message: msg, LastTransitionTime: metav1.NewTime(at)})
+	return b
+}
+func (b *podBuilder) obj() *corev1.Pod { return b.p }
+
+func failedEvent(pod *corev1.Pod, msg string, at time.Time, count int32) corev1.Event {
+	return corev1.Event{
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
+		Reason:         FailedSchedulingReason, Message: msg,
+		EventTime: metav1.NewMicroTime(at), Count: count,
+	}
+}
+
+func metrics(active, backoff, unsched, gated float64) *QueueMetrics {
+	on := true
+	return &QueueMetrics{Pending: map[string]float64{"active": active, "backoff": backoff, "unschedulable": unsched, "gated": gated}, PopFromBackoffQ: &on}
+}
+
+const fitMsg = "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
+
+func TestInfer(t *testing.T) {
+	fitPod := makePod("fit").cond("Unschedulable", fitMsg, t0.Add(time.Second)).obj()
+	fitPod2 := makePod("fit2").cond("Unschedulable", fitMsg, t0.Add(2*time.Second)).obj()
+	errPod := makePod("err").cond("Unschedulable", "no nodes available to schedule pods", t0.Add(300*time.Millisecond)).obj()
+	first := makePod("first").prio(10).obj()
+	second := makePod("second").created(time.Millisecond).obj()
+	reused := makePod("reused").obj()
+	staleEvent := failedEvent(reused, fitMsg, t0, 1)
+	staleEvent.InvolvedObject.UID = "an-older-pod"
+
+	tests := []struct {
+		name       string
+		now        time.Duration
+		pods       []*corev1.Pod
+		events     []corev1.Event
+		metrics    *QueueMetrics
+		pod        string
+		wantState  State
+		wantQueue  queue.Location
+		minConf    float64
+		wantInText string
+		check      func(t *testing.T, e Explanation)
+	}{
+		{name: "gated", pods: []*corev1.Pod{makePod("g").gates("example.com/wait").obj()}, metrics: metrics(0, 0, 0, 1),
+			pod: "g", wantState: StatePending, wantQueue: queue.LocationGated, minConf: 0.99, wantInText: "example.com/wait"},
+		{name: "bound", pods: []*corev1.Pod{makePod("b").node("n1").obj()}, metrics: metrics(0, 0, 0, 0),
+			pod: "b", wantState: StateBound},
+		{name: "never failed, activeQ holds it", pods: []*corev1.Pod{makePod("a").obj()}, metrics: metrics(1, 0, 0, 0),
+			pod: "a", wantState: StatePending, wantQueue: queue.LocationActive, minConf: 0.8},
+		{name: "pop order: higher priority is in flight", pods: []*corev1.Pod{second, first}, metrics: metrics(1, 0, 0, 0),
+			pod: "first", wantState: StatePending, wantQueue: queue.LocationInFlight, minConf: 0.7},
+		{name: "pop order: the other waits", pods: []*corev1.Pod{second, first}, metrics: metrics(1, 0, 0, 0),
+			pod: "second", wantState: StatePending, wantQueue: queue.LocationActive, minConf: 0.8},
+		{name: "rejected by plugins, metrics agree", now: 10 * time.Second, pods: []*corev1.Pod{fitPod},
+			events: []corev1.Event{failedEvent(fitPod, fitMsg, t0.Add(time.Second), 1)}, metrics: metrics(0, 0, 1, 0),
+			pod: "fit", wantState: StatePending, wantQueue: queue.LocationUnschedulable, minConf: 1, wantInText: "NodeResourcesFit",
+			check: func(t *testing.T, e Explanation) {
+				if e.NextRetry == nil || e.NextRetry.Latest == nil || !e.NextRetry.Latest.Equal(t0.Add(time.Second+5*time.Minute+30*time.Second)) {
+					t.Errorf("latest retry %v, want last failure + 5m30s", e.NextRetry)
+				}
+				if !strings.Contains(strings.Join(e.NextRetry.Triggers, " "), "NodeAdd") {
+					t.Errorf("triggers %v lack NodeAdd", e.NextRetry.Triggers)
+				}
+			}},
+		{name: "two rejected, one moved to backoff: cannot tell", now: 10 * time.Second, pods: []*corev1.Pod{fitPod, fitPod2}, metrics: metrics(0, 1, 1, 0),
+			pod: "fit", wantState: StatePending, minConf: 0.5, wantInText: "cannot tell",
+			check: func(t *testing.T, e Explanation) {
+				if e.Confidence > 0.5 || len(e.Alternatives) != 1 {
+					t.Errorf("confidence %v alternatives %v, want 0.5 and one alternative", e.Confidence, e.Alternatives)
+				}
+			}},
+		{name: "error backs off in the error heap", now: 1500 * time.Millisecond, pods: []*corev1.Pod{errPod}, metrics: metrics(0, 1, 0, 0),
+			pod: "err", wantState: StatePending, wantQueue: queue.LocationErrorBackoff, minConf: 0.9,
+			check: func(t *testing.T, e Explanation) {
+				// Failed at +0.3 s, backoff 1 s, PopFromBackoffQ on: window 1 s, done at 2 s.
+				if e.NextRetry.Earliest == nil || !e.NextRetry.Earliest.Equal(t0.Add(time.Second)) {
+					t.Errorf("expiry %v, want the 1 s window", e.NextRetry.Earliest)
+				}
+			}},
+		{name: "error whose backoff ended is ready", now: time.Minute, pods: []*corev1.Pod{errPod}, metrics: metrics(1, 0, 0, 0),
+			pod: "err", wantState: StatePending, wantQueue: queue.LocationActive, minConf: 0.8},
+		{name: "no metrics: lower confidence, says why", now: 10 * time.Second, pods: []*corev1.Pod{fitPod},
+			pod: "fit", wantState: StatePending, wantQueue: queue.LocationUnschedulable, minConf: 0.7, wantInText: "403"},
+		{name: "events of an earlier pod with the same name are ignored", pods: []*corev1.Pod{reused}, events: []corev1.Event{staleEvent},
+			metrics: metrics(1, 0, 0, 0), pod: "reused", wantState: StatePending, wantQueue: queue.LocationActive, minConf: 0.8},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var target *corev1.Pod
+			for _, p := range tt.pods {
+				if p.Name == tt.pod {
+					target = p
+				}
+			}
+			in := Input{Now: t0.Add(tt.now), Pods: []*corev1.Pod{target}, PendingPods: tt.pods, Events: tt.events, Metrics: tt.metrics}
+			if tt.metrics == nil {
+				in.MetricsMissing = "403 Forbidden on /metrics"
+			}
+			got := Infer(in)
+			if len(got) != 1 {
+				t.Fatalf("%d explanations", len(got))
+			}
+			e := got[0]
+			if e.State != tt.wantState || e.Queue != tt.wantQueue && tt.wantQueue != "" || e.Confidence < tt.minConf-1e-9 {
+				t.Errorf("got state %s queue %q confidence %.2f, want %s %q ≥ %.2f\n%+v", e.State, e.Queue, e.Confidence, tt.wantState, tt.wantQueue, tt.minConf, e)
+			}
+			text := e.Summary + " " + strings.Join(e.Reasons, " ") + " " + strings.Join(e.Evidence, " ") + " " + strings.Join(e.Plugins, " ")
+			if tt.wantInText != "" && !strings.Contains(text, tt.wantInText) {
+				t.Errorf("%q not in %q", tt.wantInText, text)
+			}
+			if tt.check != nil {
+				tt.check(t, e)
+			}
+		})
+	}
+}

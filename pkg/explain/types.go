@@ -1,0 +1,140 @@
+// Package explain infers, for each pending pod, where it is in
+// kube-scheduler's scheduling queue, why, and when it will next be tried —
+// from what is visible outside the scheduler: the pod, its FailedScheduling
+// events, the scheduler's queue metrics and its backoff configuration. It is
+// pure: values in, values out; the rules (backoff, windows, PopFromBackoffQ,
+// the leftover flush, plugins' events) come from pkg/queue.
+package explain
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
+)
+
+// Config is the scheduler's queue configuration.
+type Config struct {
+	PodInitialBackoff         time.Duration
+	PodMaxBackoff             time.Duration
+	PodMaxInUnschedulablePods time.Duration
+}
+
+// DefaultConfig is kube-scheduler's default (1 s, 10 s, 5 min).
+func DefaultConfig() Config {
+	return Config{
+		PodInitialBackoff:         queue.DefaultPodInitialBackoffDuration,
+		PodMaxBackoff:             queue.DefaultPodMaxBackoffDuration,
+		PodMaxInUnschedulablePods: queue.DefaultPodMaxInUnschedulablePodsDuration,
+	}
+}
+
+// QueueMetrics is what one scrape of the scheduler tells about its queue.
+type QueueMetrics struct {
+	// Pending is scheduler_pending_pods by queue label (active, backoff,
+	// unschedulable, gated).
+	Pending map[string]float64
+	// PopFromBackoffQ is the SchedulerPopFromBackoffQ gate, nil if the
+	// scheduler does not say (kubernetes_feature_enabled missing).
+	PopFromBackoffQ *bool
+	// Version is the scheduler's gitVersion, if known.
+	Version string
+}
+
+// Input is everything Infer looks at.
+type Input struct {
+	Now time.Time
+	// Pods are the pods to explain.
+	Pods []*corev1.Pod
+	// PendingPods are all the scheduler's pending pods (the queue metrics are
+	// cluster-wide, so placement reasons over all of them); nil means Pods.
+	PendingPods []*corev1.Pod
+	// Events are FailedScheduling events (core/v1 view), any namespace.
+	Events []corev1.Event
+	// Metrics is nil when the scheduler's metrics could not be read;
+	// MetricsMissing then says why.
+	Metrics        *QueueMetrics
+	MetricsMissing string
+	Config         Config
+	// SchedulerName is the profile whose pods are explained; others are
+	// reported as handled by another scheduler. Empty: default-scheduler.
+	SchedulerName string
+}
+
+// State is whether a pod is waiting for the scheduler at all.
+type State string
+
+// States.
+const (
+	StatePending        State = "Pending"
+	StateBound          State = "Bound"
+	StateDeleting       State = "Deleting"
+	StateFinished       State = "Finished"
+	StateOtherScheduler State = "OtherScheduler"
+)
+
+// Explanation is the answer for one pod. Its JSON shape (namespace, name,
+// queue, confidence, attempts, reasons, nextRetry{earliest, latest,
+// triggers}) is stable; fields may be added.
+type Explanation struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	State     State  `json:"state"`
+	// Queue is where the pod most likely is, in the trace spec's words
+	// (active, backoff, errorBackoff, unschedulable, gated, inFlight) or
+	// unknown; empty when the pod is not pending.
+	Queue queue.Location `json:"queue,omitempty"`
+	// Confidence is the probability the evidence gives Queue, 0..1.
+	Confidence float64 `json:"confidence"`
+	// Alternatives are the other places the evidence allows.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
+	// Attempts is the number of scheduling attempts seen (at least).
+	Attempts int `json:"attempts"`
+	// Summary is one human sentence.
+	Summary string `json:"summary"`
+	// Reasons say why the pod is not scheduled.
+	Reasons []string `json:"reasons"`
+	// Plugins are the plugins that rejected it (parsed from the message).
+	Plugins     []string     `json:"plugins,omitempty"`
+	NodeReasons []NodeReason `json:"nodeReasons,omitempty"`
+	Gates       []string     `json:"gates,omitempty"`
+	LastFailure *Failure     `json:"lastFailure,omitempty"`
+	NextRetry   *NextRetry   `json:"nextRetry,omitempty"`
+	// Evidence lists what the answer rests on.
+	Evidence []string `json:"evidence"`
+	Priority int32    `json:"priority"`
+}
+
+// Alternative is another place the pod may be.
+type Alternative struct {
+	Queue       queue.Location `json:"queue"`
+	Probability float64        `json:"probability"`
+}
+
+// Failure is the pod's last scheduling failure as far as it is visible.
+type Failure struct {
+	// Kind is "unschedulable" (plugins rejected it) or "error".
+	Kind    string    `json:"kind"`
+	Message string    `json:"message"`
+	Time    time.Time `json:"time"`
+	// FirstTime is the first failure of the event series.
+	FirstTime time.Time `json:"firstTime"`
+	// Count is the number of failures the events show (lagging: the event
+	// series count is only refreshed every 30 minutes).
+	Count int `json:"count"`
+}
+
+// NextRetry is when the scheduler will next try the pod.
+type NextRetry struct {
+	// Earliest and Latest bound the next attempt; nil Earliest means "when
+	// one of Triggers happens", nil Latest means no bound is known.
+	Earliest *time.Time `json:"earliest,omitempty"`
+	Latest   *time.Time `json:"latest,omitempty"`
+	// Triggers are the cluster events that would requeue the pod.
+	Triggers []string `json:"triggers,omitempty"`
+	// PopFromBackoffQ says the pod may be taken before its backoff ends,
+	// because activeQ is empty and the gate is on.
+	PopFromBackoffQ bool   `json:"popFromBackoffQ,omitempty"`
+	Note            string `json:"note,omitempty"`
+}
