@@ -1,0 +1,289 @@
+package workload
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"sigs.k8s.io/yaml"
+)
+
+// File is a parsed and validated scheduler_perf config file.
+type File struct {
+	// Path is the file as given to Load or Parse.
+	Path string
+	// Dir is the directory relative paths in the file resolve against: the
+	// file's own directory.
+	Dir       string
+	TestCases []*TestCase
+
+	readFile func(string) ([]byte, error)
+}
+
+// TestCase is one element of the file's top-level list.
+type TestCase struct {
+	Name   string
+	Labels []string
+	// FeatureGates apply to every workload; a workload's own override them.
+	FeatureGates map[string]bool
+	// SchedulerConfigPath is the resolved schedulerConfigPath; empty for
+	// the default configuration.
+	SchedulerConfigPath string
+	// DefaultPodTemplatePath is the resolved defaultPodTemplatePath, or empty.
+	DefaultPodTemplatePath string
+	// MetricsCollectorConfig is nil when the file has none (Select then
+	// uses DefaultMetricsCollectorConfig).
+	MetricsCollectorConfig         *MetricsCollectorConfig
+	DefaultThresholdMetricSelector *ThresholdMetricSelector
+	Workloads                      []*Workload
+	// Opcodes lists the workloadTemplate's ops, in order, as written.
+	Opcodes []Opcode
+
+	index                  int
+	ops                    []rawOp
+	defaultPodTemplatePath *string
+}
+
+// Workload is one element of a test case's workloads, as written.
+type Workload struct {
+	Name   string
+	Labels []string
+	// FeatureGates override the test case's, gate by gate.
+	FeatureGates map[string]bool
+	// Params are the values for the template's $name references: float64
+	// (every number), string or bool, as JSON decodes them.
+	Params    map[string]any
+	Threshold Threshold
+	// ThresholdMetricSelector is nil when the workload has none.
+	ThresholdMetricSelector *ThresholdMetricSelector
+
+	index int
+}
+
+// Load reads and validates a scheduler_perf config file.
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse is Load for content already read; path names the file in errors and
+// anchors the relative paths in it. Parse itself reads no other file:
+// templates and the scheduler configuration are read by Select.
+//
+// Parse applies what upstream checks when it reads a file (getTestCases and
+// validateTestCases, and each op's isValid): the YAML is strict (duplicate
+// keys, unknown fields and wrong types are errors), there is at least one
+// test case, test case names are unique, each test case has at least one
+// workload (names unique) and one op, and at least one op collects metrics.
+// Opcodes upstream has but this project cannot run are an
+// *UnsupportedOpError. Errors are *Error.
+func Parse(path string, data []byte) (*File, error) {
+	f := &File{Path: path, Dir: filepath.Dir(path), readFile: os.ReadFile}
+
+	var tcs []*testCaseJSON
+	if err := yaml.UnmarshalStrict(data, &tcs); err != nil {
+		if located := f.locate(data); located != nil {
+			return nil, located
+		}
+		return nil, f.fileError(err)
+	}
+	if len(tcs) == 0 {
+		return nil, &Error{Path: path, TestCaseIndex: -1, WorkloadIndex: -1, Op: -1, Err: errors.New("no test cases defined")}
+	}
+	for i, tj := range tcs {
+		tc, err := f.newTestCase(i, tj)
+		if err != nil {
+			return nil, err
+		}
+		f.TestCases = append(f.TestCases, tc)
+	}
+
+	// validateTestCases.
+	names := map[string]bool{}
+	for _, tc := range f.TestCases {
+		tcErr := func(err error) error {
+			return &Error{Path: path, TestCase: tc.Name, TestCaseIndex: tc.index, WorkloadIndex: -1, Op: -1, Err: err}
+		}
+		if names[tc.Name] {
+			return nil, tcErr(errors.New("test case name is not unique"))
+		}
+		names[tc.Name] = true
+		if len(tc.Workloads) == 0 {
+			return nil, tcErr(errors.New("no workloads defined"))
+		}
+		wnames := map[string]bool{}
+		for _, w := range tc.Workloads {
+			if wnames[w.Name] {
+				return nil, &Error{Path: path, TestCase: tc.Name, TestCaseIndex: tc.index, Workload: w.Name, WorkloadIndex: w.index, Op: -1,
+					Err: errors.New("workload name is not unique in its test case")}
+			}
+			wnames[w.Name] = true
+		}
+		if len(tc.ops) == 0 {
+			return nil, tcErr(errors.New("no ops defined in workloadTemplate"))
+		}
+		if !slices.ContainsFunc(tc.ops, rawOp.collectsMetrics) {
+			return nil, tcErr(errors.New("no op in the workloadTemplate collects metrics " +
+				"(set collectMetrics: true on a createPods, or use startCollectingMetrics and stopCollectingMetrics)"))
+		}
+	}
+	return f, nil
+}
+
+// fileError is a decoding error that locate could not pin on a test case.
+func (f *File) fileError(err error) error {
+	var te *json.UnmarshalTypeError
+	topLevel := errors.As(err, &te) && te.Field == ""
+	err = cleanDecodeError(err)
+	if topLevel {
+		err = fmt.Errorf("%w (a config file is a list of test cases)", err)
+	}
+	return &Error{Path: f.Path, TestCaseIndex: -1, WorkloadIndex: -1, Op: -1, Err: err}
+}
+
+// locate decodes data in layers (file, test case, workload) to find which
+// one the whole-file decoding failed on. It returns nil if no layer fails.
+func (f *File) locate(data []byte) error {
+	var raws []json.RawMessage
+	if err := yaml.UnmarshalStrict(data, &raws); err != nil {
+		return f.fileError(err)
+	}
+	for i, raw := range raws {
+		if isNull(raw) {
+			continue
+		}
+		name := peekName(raw)
+		var tl testCaseLayers
+		if err := unmarshalStrict(raw, &tl); err != nil {
+			return &Error{Path: f.Path, TestCase: name, TestCaseIndex: i, WorkloadIndex: -1, Op: -1, Err: err}
+		}
+		for j, b := range tl.Workloads {
+			if isNull(b) {
+				continue
+			}
+			var wj workloadJSON
+			if err := unmarshalStrict(b, &wj); err != nil {
+				return &Error{Path: f.Path, TestCase: name, TestCaseIndex: i, Workload: peekName(b), WorkloadIndex: j, Op: -1, Err: err}
+			}
+		}
+	}
+	return nil
+}
+
+func (f *File) newTestCase(i int, tj *testCaseJSON) (*TestCase, error) {
+	if tj == nil {
+		return nil, &Error{Path: f.Path, TestCaseIndex: i, WorkloadIndex: -1, Op: -1, Err: errors.New("test case is null")}
+	}
+	name := tj.Name
+	tcErr := func(err error) error {
+		return &Error{Path: f.Path, TestCase: name, TestCaseIndex: i, WorkloadIndex: -1, Op: -1, Err: err}
+	}
+	tc := &TestCase{
+		Name:                   tj.Name,
+		Labels:                 tj.Labels,
+		FeatureGates:           tj.FeatureGates,
+		index:                  i,
+		defaultPodTemplatePath: tj.DefaultPodTemplatePath,
+	}
+	if tj.SchedulerConfigPath != "" {
+		tc.SchedulerConfigPath = f.resolve(tj.SchedulerConfigPath)
+	}
+	if p := tj.DefaultPodTemplatePath; p != nil && *p != "" {
+		tc.DefaultPodTemplatePath = f.resolve(*p)
+	}
+	if m := tj.MetricsCollectorConfig; m != nil {
+		mcc := &MetricsCollectorConfig{Metrics: map[string][]*LabelValues{}}
+		for _, metric := range sortedKeys(m.Metrics) {
+			lvs := m.Metrics[metric]
+			if lvs == nil {
+				mcc.Metrics[metric] = nil
+				continue
+			}
+			out := make([]*LabelValues, 0, len(lvs))
+			for k, lv := range lvs {
+				if lv == nil {
+					return nil, tcErr(fmt.Errorf("metricsCollectorConfig.metrics[%q][%d] is null", metric, k))
+				}
+				out = append(out, &LabelValues{Label: lv.Label, Values: lv.Values})
+			}
+			mcc.Metrics[metric] = out
+		}
+		tc.MetricsCollectorConfig = mcc
+	}
+	if s := tj.DefaultThresholdMetricSelector; s != nil {
+		tc.DefaultThresholdMetricSelector = &ThresholdMetricSelector{Name: s.Name, Labels: s.Labels, DataBucket: s.DataBucket, ExpectLower: s.ExpectLower}
+	}
+
+	for j, o := range tj.WorkloadTemplate {
+		code, op, err := decodeOp(o.raw)
+		if err != nil {
+			return nil, &Error{Path: f.Path, TestCase: name, TestCaseIndex: i, WorkloadIndex: -1, Op: j, Opcode: code, Err: err}
+		}
+		tc.ops = append(tc.ops, op)
+		tc.Opcodes = append(tc.Opcodes, code)
+	}
+
+	for j, wj := range tj.Workloads {
+		if wj == nil {
+			return nil, &Error{Path: f.Path, TestCase: name, TestCaseIndex: i, WorkloadIndex: j, Op: -1, Err: errors.New("workload is null")}
+		}
+		w := &Workload{
+			Name:         wj.Name,
+			Labels:       wj.Labels,
+			FeatureGates: wj.FeatureGates,
+			Params:       wj.Params.values,
+			Threshold:    Threshold{Value: wj.Threshold.value, ByTopic: wj.Threshold.valuesByTopic},
+			index:        j,
+		}
+		if s := wj.ThresholdMetricSelector; s != nil {
+			w.ThresholdMetricSelector = &ThresholdMetricSelector{Name: s.Name, Labels: s.Labels, DataBucket: s.DataBucket, ExpectLower: s.ExpectLower}
+		}
+		tc.Workloads = append(tc.Workloads, w)
+	}
+	return tc, nil
+}
+
+// resolve makes a path from the file relative to the file's directory.
+// Upstream resolves them relative to the working directory of go test, which
+// is the directory of its config files, so its own files mean the same here.
+func (f *File) resolve(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(f.Dir, p)
+}
+
+// TestCase returns the test case with that name, or nil.
+func (f *File) TestCase(name string) *TestCase {
+	for _, tc := range f.TestCases {
+		if tc.Name == name {
+			return tc
+		}
+	}
+	return nil
+}
+
+// Workload returns the workload with that name, or nil.
+func (tc *TestCase) Workload(name string) *Workload {
+	for _, w := range tc.Workloads {
+		if w.Name == name {
+			return w
+		}
+	}
+	return nil
+}
+
+// mergeGates is upstream's featureGatesMerge.
+func mergeGates(src, overrides map[string]bool) map[string]bool {
+	out := make(map[string]bool, len(src)+len(overrides))
+	maps.Copy(out, src)
+	maps.Copy(out, overrides)
+	return out
+}
