@@ -1,0 +1,377 @@
+// Package tracegen generates random, valid queue traces (format version 1,
+// see pkg/queue/trace) from a seed, writes traces back as JSON Lines, and
+// shrinks a trace that shows a problem to a minimal one.
+//
+// A generated trace is valid by construction: while generating, the trace is
+// replayed through the model (trace.NewModel), so that fail and done name pods
+// the queue really has in flight, add names pods it does not hold, and ungate
+// names pods it does. Every add and fail gets an instant of its own, because
+// two pods with equal priority and equal timestamp have no defined order
+// upstream.
+//
+// The package has no Kubernetes dependencies beyond the root module's, so
+// both the root module's benchmarks and the perf module's differential tests
+// can use it.
+package tracegen
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
+)
+
+// Weights is the relative frequency of each operation. An operation whose
+// precondition does not hold (fail with no pod in flight, …) is not drawn.
+type Weights struct {
+	Add, Pop, Fail, Done, Event, Activate, Ungate, Delete, Snapshot int
+}
+
+// DefaultWeights is a mix that exercises every rule on short traces: several
+// pods in flight, errors, pending plugins, events during flight, gates.
+var DefaultWeights = Weights{Add: 16, Pop: 24, Fail: 16, Done: 6, Event: 12, Activate: 4, Ungate: 4, Delete: 3, Snapshot: 3}
+
+// Time is how far the clock moves before an operation, as a mix of steps:
+// with probability Small/total a step in [0, 300) ms, Medium in [0.3, 5) s,
+// Large in [5, 40) s, and Leftover a gap just above the leftover timeout
+// (podMaxInUnschedulablePodsSeconds), so that the 5-minute flush fires.
+type Time struct {
+	Small, Medium, Large, Leftover int
+}
+
+// DefaultTime is the step mix of short random traces.
+var DefaultTime = Time{Small: 70, Medium: 20, Large: 8, Leftover: 2}
+
+// Options shapes a generated trace. The zero value is usable: 200 operations
+// with the default mixes and a random config with popFromBackoffQ off.
+type Options struct {
+	// Ops is the number of operations (default 200).
+	Ops int
+	// Pods caps the number of adds (0: no cap).
+	Pods int
+	// MaxInFlight caps the pods in flight at once (0: random, 1 to 6).
+	MaxInFlight int
+	// PopFromBackoffQ is the gate setting, used when Config is nil.
+	PopFromBackoffQ bool
+	// Config, if set, is used as is; otherwise one is drawn: usually the
+	// defaults, sometimes other backoff and leftover durations, including
+	// podMaxBackoffSeconds 0.
+	Config *trace.Config
+	// Plugins, if set, is the pool of plugin names; otherwise one to four
+	// names are drawn, and sometimes none (all failures are errors).
+	Plugins []string
+	// Gated is the fraction of adds that carry scheduling gates (0: 1/7;
+	// negative: none).
+	Gated float64
+	// Weights and Time default to DefaultWeights and DefaultTime.
+	Weights *Weights
+	Time    *Time
+}
+
+var pluginNames = []string{"NodeResourcesFit", "NodeAffinity", "TaintToleration", "VolumeBinding", "InterPodAffinity", "PodTopologySpread"}
+
+var namespaces = []string{"default", "team-a"}
+
+var gateNames = []string{"example.com/quota", "example.com/ready"}
+
+// generator holds the state of one generation.
+type generator struct {
+	r        *rand.Rand
+	opts     Options
+	w        Weights
+	tm       Time
+	cfg      trace.Config
+	plugins  []string
+	model    *trace.Model
+	t        *trace.Trace
+	now      int64 // the last op's at
+	prev     int64 // the time up to which periodic work ran on the model
+	inFlight []string
+	names    []string // every pod name used so far
+	gated    map[string]bool
+	adds     int
+	nextPod  int
+}
+
+// Generate returns a random valid trace for seed.
+func Generate(seed int64, opts Options) *trace.Trace {
+	g := &generator{r: rand.New(rand.NewSource(seed)), opts: opts, gated: map[string]bool{}}
+	if g.opts.Ops <= 0 {
+		g.opts.Ops = 200
+	}
+	g.w = DefaultWeights
+	if opts.Weights != nil {
+		g.w = *opts.Weights
+	}
+	g.tm = DefaultTime
+	if opts.Time != nil {
+		g.tm = *opts.Time
+	}
+	if g.opts.Gated == 0 {
+		g.opts.Gated = 1.0 / 7
+	}
+	if g.opts.MaxInFlight <= 0 {
+		g.opts.MaxInFlight = 1 + g.r.Intn(6)
+	}
+	g.cfg = g.config()
+	g.plugins = g.pluginPool()
+	g.t = &trace.Trace{Config: g.cfg, Ops: make([]trace.Op, 0, g.opts.Ops)}
+	// A replay registers exactly the plugins the trace names (Plugins), and
+	// registration matters: an event no plugin registered is dropped. So the
+	// first operation is an event naming the whole pool; with no pod queued
+	// or in flight, it changes nothing else.
+	g.model = trace.NewModel(g.cfg, g.plugins)
+	if len(g.plugins) > 0 {
+		g.emit(trace.Op{Kind: trace.OpEvent, Event: trace.EventLabels()[g.r.Intn(len(trace.Events))], Queue: append([]string(nil), g.plugins...)})
+	}
+	for len(g.t.Ops) < g.opts.Ops {
+		g.step()
+	}
+	return g.t
+}
+
+func (g *generator) config() trace.Config {
+	if g.opts.Config != nil {
+		return *g.opts.Config
+	}
+	c := trace.DefaultConfig()
+	c.PopFromBackoffQ = g.opts.PopFromBackoffQ
+	if g.r.Intn(10) < 3 {
+		c.PodInitialBackoffSeconds = []int64{0, 1, 1, 2, 3}[g.r.Intn(5)]
+		c.PodMaxBackoffSeconds = []int64{0, 0, 1, 2, 5, 10, 30}[g.r.Intn(7)]
+	}
+	if g.r.Intn(10) < 3 {
+		c.PodMaxInUnschedulablePodsSeconds = []int64{0, 5, 30, 60, 400}[g.r.Intn(5)]
+	}
+	return c
+}
+
+func (g *generator) pluginPool() []string {
+	if g.opts.Plugins != nil {
+		return append([]string(nil), g.opts.Plugins...)
+	}
+	if g.r.Intn(20) == 0 {
+		return nil
+	}
+	perm := g.r.Perm(len(pluginNames))
+	n := 1 + g.r.Intn(4)
+	out := make([]string, 0, n)
+	for _, i := range perm[:n] {
+		out = append(out, pluginNames[i])
+	}
+	sort.Strings(out)
+	return out
+}
+
+// advance moves the clock before an op; adds and fails always move it, so
+// that each has its own instant.
+func (g *generator) advance(kind trace.OpKind) {
+	total := g.tm.Small + g.tm.Medium + g.tm.Large + g.tm.Leftover
+	var dt int64
+	if total > 0 {
+		switch x := g.r.Intn(total); {
+		case x < g.tm.Small:
+			dt = g.r.Int63n(300)
+		case x < g.tm.Small+g.tm.Medium:
+			dt = 300 + g.r.Int63n(4700)
+		case x < g.tm.Small+g.tm.Medium+g.tm.Large:
+			dt = 5000 + g.r.Int63n(35000)
+		default:
+			dt = g.cfg.PodMaxInUnschedulablePodsSeconds*1000 + g.r.Int63n(40000)
+		}
+	}
+	if dt == 0 && (kind == trace.OpAdd || kind == trace.OpFail) {
+		dt = 1
+	}
+	g.now += dt
+}
+
+// emit appends op at the next instant and applies it to the model.
+func (g *generator) emit(op trace.Op) {
+	g.advance(op.Kind)
+	op.At = g.now
+	op.Line = len(g.t.Ops) + 2 // after the header
+	trace.RunPeriodic(g.model, g.prev, op.At)
+	g.prev = op.At
+	g.model.SetTime(op.At)
+	switch op.Kind {
+	case trace.OpAdd:
+		g.model.Add(op.Pod, op.Priority, op.Gates)
+	case trace.OpPop:
+		if pod, _, ok := g.model.Pop(); ok {
+			g.inFlight = append(g.inFlight, pod)
+		}
+	case trace.OpFail:
+		g.model.Fail(op.Pod, op.Plugins, op.Pending)
+		g.dropInFlight(op.Pod)
+	case trace.OpDone:
+		g.model.Done(op.Pod)
+		g.dropInFlight(op.Pod)
+	case trace.OpEvent:
+		g.model.Event(op.Event, op.Queue)
+	case trace.OpActivate:
+		g.model.Activate(op.Pods)
+	case trace.OpUngate:
+		g.model.Ungate(op.Pod)
+	case trace.OpDelete:
+		g.model.Delete(op.Pod)
+	}
+	g.t.Ops = append(g.t.Ops, op)
+}
+
+func (g *generator) dropInFlight(pod string) {
+	for i, p := range g.inFlight {
+		if p == pod {
+			g.inFlight = append(g.inFlight[:i], g.inFlight[i+1:]...)
+			return
+		}
+	}
+}
+
+func (g *generator) step() {
+	w := g.w
+	if g.opts.Pods > 0 && g.adds >= g.opts.Pods {
+		w.Add = 0
+	}
+	if len(g.inFlight) >= g.opts.MaxInFlight {
+		w.Pop = 0
+	}
+	if len(g.inFlight) == 0 {
+		w.Fail, w.Done = 0, 0
+	}
+	if len(g.names) == 0 {
+		w.Ungate = 0
+	}
+	weights := []int{w.Add, w.Pop, w.Fail, w.Done, w.Event, w.Activate, w.Ungate, w.Delete, w.Snapshot}
+	total := 0
+	for _, x := range weights {
+		total += x
+	}
+	if total == 0 {
+		g.emit(trace.Op{Kind: trace.OpSnapshot})
+		return
+	}
+	x := g.r.Intn(total)
+	k := 0
+	for ; x >= weights[k]; k++ {
+		x -= weights[k]
+	}
+	switch k {
+	case 0:
+		g.add()
+	case 1:
+		g.emit(trace.Op{Kind: trace.OpPop})
+	case 2:
+		g.fail()
+	case 3:
+		g.emit(trace.Op{Kind: trace.OpDone, Pod: g.inFlight[g.r.Intn(len(g.inFlight))]})
+	case 4:
+		g.emit(trace.Op{Kind: trace.OpEvent, Event: trace.EventLabels()[g.r.Intn(len(trace.Events))], Queue: g.subset(g.plugins, 3)})
+	case 5:
+		g.activate()
+	case 6:
+		g.ungate()
+	case 7:
+		g.emit(trace.Op{Kind: trace.OpDelete, Pod: g.anyPod()})
+	default:
+		g.emit(trace.Op{Kind: trace.OpSnapshot})
+	}
+}
+
+func (g *generator) add() {
+	// Mostly a new pod; sometimes a pod the queue has forgotten (done or
+	// deleted) comes back under the same name.
+	name := ""
+	if len(g.names) > 0 && g.r.Intn(8) == 0 {
+		if n := g.names[g.r.Intn(len(g.names))]; g.model.Where(n) == "" {
+			name = n
+		}
+	}
+	if name == "" {
+		name = fmt.Sprintf("%s/p%d", namespaces[g.r.Intn(len(namespaces))], g.nextPod)
+		g.nextPod++
+		g.names = append(g.names, name)
+	}
+	op := trace.Op{Kind: trace.OpAdd, Pod: name, Priority: []int32{0, 0, 0, 10, 100, -5}[g.r.Intn(6)]}
+	if g.r.Float64() < g.opts.Gated {
+		op.Gates = gateNames[:1+g.r.Intn(len(gateNames))]
+		g.gated[name] = true
+	} else {
+		delete(g.gated, name)
+	}
+	g.adds++
+	g.emit(op)
+}
+
+func (g *generator) fail() {
+	pod := g.inFlight[g.r.Intn(len(g.inFlight))]
+	op := trace.Op{Kind: trace.OpFail, Pod: pod, Plugins: []string{}}
+	if len(g.plugins) > 0 && g.r.Intn(5) != 0 {
+		op.Plugins = g.subset(g.plugins, 1)
+		if len(op.Plugins) == 0 {
+			op.Plugins = []string{g.plugins[g.r.Intn(len(g.plugins))]}
+		}
+		if g.r.Intn(4) == 0 {
+			op.Pending = g.subset(op.Plugins, 2)
+		}
+	}
+	g.emit(op)
+}
+
+// subset returns a random subset of l in l's order; each element is kept
+// with probability 1/keep.
+func (g *generator) subset(l []string, keep int) []string {
+	out := []string{}
+	for _, s := range l {
+		if g.r.Intn(keep) == 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (g *generator) anyPod() string {
+	switch {
+	case len(g.inFlight) > 0 && g.r.Intn(4) == 0:
+		return g.inFlight[g.r.Intn(len(g.inFlight))]
+	case len(g.names) > 0 && g.r.Intn(10) != 0:
+		return g.names[g.r.Intn(len(g.names))]
+	}
+	return "default/unknown"
+}
+
+func (g *generator) activate() {
+	n := 1 + g.r.Intn(3)
+	pods := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		pods = append(pods, g.anyPod())
+	}
+	g.emit(trace.Op{Kind: trace.OpActivate, Pods: pods})
+}
+
+func (g *generator) ungate() {
+	// Prefer a gated pod the queue holds; else any pod it holds.
+	var cands []string
+	for n := range g.gated {
+		if g.model.Where(n) != "" {
+			cands = append(cands, n)
+		}
+	}
+	sort.Strings(cands)
+	if len(cands) == 0 || g.r.Intn(4) == 0 {
+		for i := 0; i < 8; i++ {
+			if n := g.names[g.r.Intn(len(g.names))]; g.model.Where(n) != "" {
+				cands = []string{n}
+				break
+			}
+		}
+	}
+	if len(cands) == 0 {
+		g.emit(trace.Op{Kind: trace.OpSnapshot})
+		return
+	}
+	name := cands[g.r.Intn(len(cands))]
+	delete(g.gated, name)
+	g.emit(trace.Op{Kind: trace.OpUngate, Pod: name})
+}
