@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/kubectl-schedq/kubectl-schedq/pkg/cmd.version=$(VERSION)
 FUZZTIME  ?= 30s
 
-.PHONY: all build build-perf test test-root test-perf bench fuzz lint difftest tidy-check clean
+.PHONY: all build build-perf test test-root test-perf bench fuzz lint difftest upstreamqueue tidy-check clean
 
 all: build
 
@@ -20,22 +20,28 @@ test: test-root test-perf ## every test: unit, fuzz seeds, differential, integra
 test-root:
 	$(GO) test -count=1 ./...
 
-test-perf:
+test-perf: upstreamqueue
 	cd perf && $(GO) test -count=1 -timeout 30m ./...
 
-difftest: ## thousands of random traces, model vs upstream PriorityQueue
-	cd perf && SCHEDQ_DIFF_TRACES=5000 $(GO) test -count=1 -timeout 60m -run 'TestDifferential' ./difftest/
+# perf/difftest drives a copy of upstream's pkg/scheduler/backend/queue made
+# from the module cache at build time (gitignored, never committed); every
+# target that compiles perf/ makes it first.
+upstreamqueue: ## generate perf/difftest/internal/upstreamqueue
+	cd perf && $(GO) run ./difftest/internal/upstreamgen
 
-bench: ## benchmarks of the model (and the model vs upstream in perf/)
+difftest: upstreamqueue ## thousands of random traces and the 1,000,000-op trace, model vs upstream PriorityQueue
+	cd perf && SCHEDQ_DIFF_TRACES=5000 SCHEDQ_DIFF_LARGE=1 $(GO) test -count=1 -timeout 60m -run 'TestDifferential' -v ./difftest/
+
+bench: upstreamqueue ## benchmarks of the model (and the model vs upstream in perf/)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
-	cd perf && $(GO) test -run '^$$' -bench . -benchmem -benchtime 1x ./difftest/
+	cd perf && $(GO) test -run '^$$' -bench 'Replay|Memory' -benchtime 1x ./difftest/
 
 fuzz: ## each fuzz target for FUZZTIME
 	@for t in $$($(GO) test -list '^Fuzz' ./... 2>/dev/null | grep '^Fuzz' ); do \
 	  pkg=$$(grep -rl "func $$t(" --include=*_test.go . | head -1 | xargs dirname); \
 	  echo "== $$t ($$pkg)"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
 
-lint: ## go vet both modules, gofmt, no replace directives in the root module
+lint: upstreamqueue ## go vet both modules, gofmt, no replace directives in the root module
 	$(GO) vet ./...
 	cd perf && $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

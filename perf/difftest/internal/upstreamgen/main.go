@@ -1,0 +1,161 @@
+// Command upstreamgen builds, at test time, a copy of kube-scheduler's
+// scheduling queue package (k8s.io/kubernetes/pkg/scheduler/backend/queue, the
+// version perf/go.mod requires) plus export.go.txt, which exposes the few
+// unexported methods the differential harness needs: the two periodic flushes,
+// a would-Pop-block probe and the backoff heap a pod is in.
+//
+// Upstream's source is read from the module cache and never committed: the
+// output directory is gitignored. Run it from anywhere inside the perf module:
+//
+//	go run ./difftest/internal/upstreamgen            # from perf/
+//	go generate ./difftest/                          # the same, via difftest's directive
+//
+// It rewrites only the files whose content changed, so the build cache stays
+// warm.
+package main
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// The six non-test files of the package in v1.36.3. The generator refuses to
+// run if upstream's package has other files, which would mean the required
+// version moved and the export file needs a look.
+var upstreamFiles = []string{
+	"active_queue.go",
+	"backoff_queue.go",
+	"nominator.go",
+	"scheduling_queue.go",
+	"testing.go",
+	"unschedulable_pods.go",
+}
+
+const (
+	upstreamModule = "k8s.io/kubernetes"
+	upstreamPkg    = "pkg/scheduler/backend/queue"
+	exportFile     = "zz_export.go"
+)
+
+//go:embed export.go.txt
+var exportTemplate []byte
+
+func main() {
+	out := flag.String("o", "", "output directory (default: difftest/internal/upstreamqueue of the perf module)")
+	flag.Parse()
+	if err := run(*out); err != nil {
+		fmt.Fprintln(os.Stderr, "upstreamgen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(out string) error {
+	if out == "" {
+		modDir, err := goCmd("list", "-m", "-f", "{{.Dir}}")
+		if err != nil {
+			return err
+		}
+		out = filepath.Join(strings.TrimSpace(modDir), "difftest", "internal", "upstreamqueue")
+	}
+	// go mod download prints the module's directory and fetches it if the
+	// cache lacks it; the version is the one the current module requires.
+	js, err := goCmd("mod", "download", "-json", upstreamModule)
+	if err != nil {
+		return err
+	}
+	var mod struct{ Dir, Version, Error string }
+	if err := json.Unmarshal([]byte(js), &mod); err != nil {
+		return fmt.Errorf("go mod download: %v", err)
+	}
+	if mod.Error != "" || mod.Dir == "" {
+		return fmt.Errorf("go mod download %s: %s", upstreamModule, mod.Error)
+	}
+	src := filepath.Join(mod.Dir, filepath.FromSlash(upstreamPkg))
+	if err := checkFileSet(src); err != nil {
+		return fmt.Errorf("%s@%s: %v", upstreamModule, mod.Version, err)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	want := map[string][]byte{exportFile: exportTemplate}
+	for _, f := range upstreamFiles {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			return err
+		}
+		want[f] = b
+	}
+	// Drop anything else in the output directory (a file of an older layout).
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if _, ok := want[e.Name()]; !ok && !e.IsDir() {
+			if err := os.Remove(filepath.Join(out, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	for name, b := range want {
+		path := filepath.Join(out, name)
+		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
+			continue
+		}
+		// Module-cache files are read-only; the copies must not be.
+		_ = os.Remove(path)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkFileSet(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var got []string
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+			got = append(got, n)
+		}
+	}
+	sort.Strings(got)
+	if strings.Join(got, ",") != strings.Join(upstreamFiles, ",") {
+		return fmt.Errorf("%s has non-test files %v, want %v", upstreamPkg, got, upstreamFiles)
+	}
+	return nil
+}
+
+func goCmd(args ...string) (string, error) {
+	gobin := "go"
+	if root := os.Getenv("GOROOT"); root != "" {
+		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
+			gobin = p
+		}
+	}
+	cmd := exec.Command(gobin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return string(b), nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
