@@ -1,0 +1,322 @@
+package difftest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace/tracegen"
+)
+
+// replayModel replays t through the model.
+func replayModel(t *trace.Trace) ([]byte, error) {
+	var out bytes.Buffer
+	err := trace.Replay(t, trace.NewModel(t.Config, t.Plugins()), &out)
+	return out.Bytes(), err
+}
+
+// replayUpstream replays t through upstream's queue. errs are what upstream
+// logged at error level.
+func replayUpstream(t *trace.Trace) (out []byte, errs []string, err error) {
+	u, err := NewUpstream(t.Config, t.Plugins())
+	if err != nil {
+		return nil, nil, err
+	}
+	defer u.Close()
+	var b bytes.Buffer
+	err = trace.Replay(t, u, &b)
+	return b.Bytes(), u.Errors(), err
+}
+
+// disagreement replays t through both and describes how they differ, or
+// returns "" if they agree. A trace the model rejects is not a disagreement
+// (the generator and the minimizer rely on that).
+func disagreement(t *trace.Trace) (string, bool) { return disagreementWith(t, t) }
+
+// disagreementWith is disagreement with upstream replaying up, a variant of
+// t (only the harness's own self-test passes one).
+func disagreementWith(t, up *trace.Trace) (string, bool) {
+	want, err := replayModel(t)
+	if err != nil {
+		return "", false
+	}
+	got, errs, err := replayUpstream(up)
+	if d := trace.Compare(want, got); d != "" {
+		if err != nil {
+			d += fmt.Sprintf("\n(upstream stopped: %v)", err)
+		}
+		return "model vs upstream, " + d, true
+	}
+	if err != nil {
+		return fmt.Sprintf("upstream rejected a trace the model accepts: %v", err), true
+	}
+	if len(errs) > 0 {
+		return fmt.Sprintf("upstream logged errors: %q", errs), true
+	}
+	return "", false
+}
+
+func readTrace(tb testing.TB, path string) *trace.Trace {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.Read(f)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return tr
+}
+
+// TestUpstream_EventBitsMatch: the model's event resources and action bits
+// are upstream's, so converting an event is a cast.
+func TestUpstream_EventBitsMatch(t *testing.T) {
+	bits := map[string][2]int64{
+		"Add": {int64(queue.Add), int64(fwk.Add)}, "Delete": {int64(queue.Delete), int64(fwk.Delete)},
+		"UpdateNodeAllocatable":              {int64(queue.UpdateNodeAllocatable), int64(fwk.UpdateNodeAllocatable)},
+		"UpdateNodeLabel":                    {int64(queue.UpdateNodeLabel), int64(fwk.UpdateNodeLabel)},
+		"UpdateNodeTaint":                    {int64(queue.UpdateNodeTaint), int64(fwk.UpdateNodeTaint)},
+		"UpdateNodeCondition":                {int64(queue.UpdateNodeCondition), int64(fwk.UpdateNodeCondition)},
+		"UpdateNodeAnnotation":               {int64(queue.UpdateNodeAnnotation), int64(fwk.UpdateNodeAnnotation)},
+		"UpdateNodeDeclaredFeature":          {int64(queue.UpdateNodeDeclaredFeature), int64(fwk.UpdateNodeDeclaredFeature)},
+		"UpdatePodLabel":                     {int64(queue.UpdatePodLabel), int64(fwk.UpdatePodLabel)},
+		"UpdatePodScaleDown":                 {int64(queue.UpdatePodScaleDown), int64(fwk.UpdatePodScaleDown)},
+		"UpdatePodToleration":                {int64(queue.UpdatePodToleration), int64(fwk.UpdatePodToleration)},
+		"UpdatePodSchedulingGatesEliminated": {int64(queue.UpdatePodSchedulingGatesEliminated), int64(fwk.UpdatePodSchedulingGatesEliminated)},
+		"UpdatePodGeneratedResourceClaim":    {int64(queue.UpdatePodGeneratedResourceClaim), int64(fwk.UpdatePodGeneratedResourceClaim)},
+		"Update":                             {int64(queue.Update), int64(fwk.Update)}, "All": {int64(queue.All), int64(fwk.All)},
+	}
+	for name, b := range bits {
+		if b[0] != b[1] {
+			t.Errorf("%s: model %#x, upstream %#x", name, b[0], b[1])
+		}
+	}
+	for label, ev := range trace.Events {
+		if got := upstreamEvent(ev).Label(); got != label {
+			t.Errorf("event %s is %s upstream", label, got)
+		}
+	}
+}
+
+// TestUpstream_Examples checks the harness itself: the upstream driver must
+// print exactly what upstream printed when the example traces were recorded.
+func TestUpstream_Examples(t *testing.T) {
+	paths, _ := filepath.Glob("../../pkg/queue/trace/testdata/upstream/*.trace.jsonl")
+	if len(paths) == 0 {
+		t.Fatal("no example traces")
+	}
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".trace.jsonl")
+		t.Run(name, func(t *testing.T) {
+			got, errs, err := replayUpstream(readTrace(t, path))
+			if err != nil {
+				t.Fatalf("replay: %v", err)
+			}
+			if len(errs) > 0 {
+				t.Errorf("upstream logged errors: %q", errs)
+			}
+			want, err := os.ReadFile(strings.TrimSuffix(path, ".trace.jsonl") + ".out.jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := trace.Compare(want, got); d != "" {
+				t.Errorf("the harness does not reproduce upstream's recorded output: %s", d)
+			}
+		})
+	}
+}
+
+// TestUpstream_GateBothWaysInOneProcess: the PopFromBackoffQ gate can be
+// flipped between queue constructions, in both directions, and the queue
+// built after each flip behaves accordingly.
+func TestUpstream_GateBothWaysInOneProcess(t *testing.T) {
+	const ex = "../../pkg/queue/trace/testdata/upstream/"
+	for i, name := range []string{"pop_from_backoffq_pfb_on", "pop_from_backoffq_pfb_off", "pop_from_backoffq_pfb_on", "pop_from_backoffq_pfb_off"} {
+		got, _, err := replayUpstream(readTrace(t, ex+name+".trace.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := os.ReadFile(ex + name + ".out.jsonl")
+		if d := trace.Compare(want, got); d != "" {
+			t.Fatalf("run %d (%s): %s", i, name, d)
+		}
+	}
+}
+
+// scenarios: each hand-written trace in testdata, and a fragment its output
+// must contain, so that the scenario keeps showing the rule it is named for.
+var scenarios = map[string][]string{
+	"pfb_on_pop_from_backoffq":              {`"PopFromBackoffQ":1`},
+	"pfb_off_no_pop_from_backoffq":          {`"BackoffComplete":1`, `{"at":1500,"pop":null}`},
+	"error_heap_never_popped_early_pfb_on":  {`"errorBackoff"`, `{"at":1500,"pop":null}`},
+	"error_heap_never_popped_early_pfb_off": {`"errorBackoff"`, `{"at":1500,"pop":null}`},
+	"window_priority_ordering_pfb_on":       {`{"at":1200,"pop":"default/high","attempts":2}`},
+	"window_priority_ordering_pfb_off":      {`{"at":2300,"pop":"default/low","attempts":2}`},
+	"gate_removal":                          {`"UnschedulablePodUpdatePodSchedulingGatesEliminated":1`, `"default/x":{"queue":"unschedulable"`},
+	"gate_removal_pfb_off":                  {`"UnschedulablePodUpdatePodSchedulingGatesEliminated":1`, `"default/x":{"queue":"unschedulable"`},
+	"leftover_flush":                        {`"UnschedulableTimeout":1`},
+	"leftover_flush_custom_duration":        {`"backoff":{"UnschedulableTimeout":1}`, `"active":{"BackoffComplete":1`},
+	"inflight_event_to_backoff":             {`"default/a":{"queue":"backoff"`, `"default/b":{"queue":"unschedulable"`},
+	"activate_inflight_pod":                 {`"default/a":{"queue":"backoff"`},
+	"pending_plugin_queue_immediately":      {`"active":{"ScheduleAttemptFailure":1`},
+	"max_backoff_zero":                      {`"active":{"ScheduleAttemptFailure":1`},
+	"delete_inflight_then_fail":             {`"default/a":{"queue":"unschedulable"`},
+}
+
+// TestScenarios replays the hand-written traces through the model and
+// upstream; the outputs must be identical.
+func TestScenarios(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/*.trace.jsonl")
+	seen := map[string]bool{}
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".trace.jsonl")
+		seen[name] = true
+		t.Run(name, func(t *testing.T) {
+			tr := readTrace(t, path)
+			want, err := replayModel(tr)
+			if err != nil {
+				t.Fatalf("model: %v", err)
+			}
+			got, errs, err := replayUpstream(tr)
+			if err != nil {
+				t.Fatalf("upstream: %v", err)
+			}
+			if len(errs) > 0 {
+				t.Errorf("upstream logged errors: %q", errs)
+			}
+			if d := trace.Compare(want, got); d != "" {
+				t.Errorf("model vs upstream, %s", d)
+			}
+			frags, ok := scenarios[name]
+			if !ok {
+				t.Fatalf("scenario %s has no entry in scenarios", name)
+			}
+			compact := strings.ReplaceAll(string(got), " ", "")
+			for _, f := range frags {
+				if !strings.Contains(compact, f) {
+					t.Errorf("upstream's output lacks %s; the scenario no longer shows its rule:\n%s", f, got)
+				}
+			}
+		})
+	}
+	for name := range scenarios {
+		if !seen[name] {
+			t.Errorf("scenario %s has no trace in testdata", name)
+		}
+	}
+}
+
+// TestDifferential replays random traces through the model and upstream.
+// SCHEDQ_DIFF_TRACES is the number per gate setting (default 200, 40 with
+// -short); SCHEDQ_DIFF_SEED the first seed (default 1). A disagreement is
+// shrunk to a minimal trace, written to a temporary file.
+func TestDifferential(t *testing.T) {
+	n := envInt(t, "SCHEDQ_DIFF_TRACES", 200)
+	if testing.Short() && os.Getenv("SCHEDQ_DIFF_TRACES") == "" {
+		n = 40
+	}
+	base := int64(envInt(t, "SCHEDQ_DIFF_SEED", 1))
+	for _, pfb := range []bool{true, false} {
+		t.Run(fmt.Sprintf("popFromBackoffQ=%v", pfb), func(t *testing.T) {
+			failures := 0
+			for i := 0; i < n && failures < 3; i++ {
+				seed := base + int64(i)
+				tr := tracegen.Generate(seed, profile(seed, pfb))
+				if _, err := replayModel(tr); err != nil {
+					t.Fatalf("seed %d: the generator made a trace the model rejects: %v", seed, err)
+				}
+				d, bad := disagreement(tr)
+				if !bad {
+					continue
+				}
+				failures++
+				min := tracegen.Minimize(tr, func(c *trace.Trace) bool { _, bad := disagreement(c); return bad })
+				d, _ = disagreement(min)
+				path := writeTrace(t, fmt.Sprintf("schedq-diff-seed%d-pfb%v-", seed, pfb), min)
+				t.Errorf("seed %d (popFromBackoffQ=%v, %d ops; minimal trace of %d ops in %s):\n%s", seed, pfb, len(tr.Ops), len(min.Ops), path, d)
+			}
+		})
+	}
+}
+
+// TestDifferential_FindsAndShrinks checks the comparison itself: upstream
+// replaying each trace with the gate flipped must disagree with the model
+// somewhere, and the disagreement must shrink to a handful of operations.
+func TestDifferential_FindsAndShrinks(t *testing.T) {
+	flipped := func(c *trace.Trace) *trace.Trace {
+		f := *c
+		f.Config.PopFromBackoffQ = !c.Config.PopFromBackoffQ
+		return &f
+	}
+	for seed := int64(1); seed < 50; seed++ {
+		tr := tracegen.Generate(seed, tracegen.Options{PopFromBackoffQ: true, Ops: 300})
+		if _, bad := disagreementWith(tr, flipped(tr)); !bad {
+			continue
+		}
+		min := tracegen.Minimize(tr, func(c *trace.Trace) bool { _, bad := disagreementWith(c, flipped(c)); return bad })
+		d, bad := disagreementWith(min, flipped(min))
+		if !bad {
+			t.Fatal("the minimized trace agrees")
+		}
+		// Smallest: add, pop, event, fail, pop (PopFromBackoffQ) or an
+		// equally short trace about the aligned backoff expiry.
+		if len(min.Ops) > 6 {
+			t.Errorf("seed %d shrank to %d ops, want at most 6: %s", seed, len(min.Ops), d)
+		}
+		t.Logf("seed %d: %d ops → %d: %s", seed, len(tr.Ops), len(min.Ops), d)
+		return
+	}
+	t.Fatal("no trace tells the gate settings apart")
+}
+
+// profile varies the shape of random traces with the seed: the default mix,
+// a busy queue (many pods in flight, events and failures), gate-heavy traces,
+// and slow ones where flushes and timeouts dominate.
+func profile(seed int64, pfb bool) tracegen.Options {
+	o := tracegen.Options{PopFromBackoffQ: pfb, Ops: 100 + int(seed%7)*50}
+	switch seed % 4 {
+	case 1:
+		o.MaxInFlight = 8
+		o.Weights = &tracegen.Weights{Add: 10, Pop: 30, Fail: 25, Done: 3, Event: 20, Activate: 6, Ungate: 4, Delete: 2, Snapshot: 2}
+	case 2:
+		o.Gated = 0.5
+		o.Weights = &tracegen.Weights{Add: 16, Pop: 20, Fail: 14, Done: 4, Event: 10, Activate: 8, Ungate: 10, Delete: 4, Snapshot: 3}
+	case 3:
+		o.Time = &tracegen.Time{Small: 30, Medium: 30, Large: 30, Leftover: 10}
+	}
+	return o
+}
+
+func writeTrace(t *testing.T, prefix string, tr *trace.Trace) string {
+	f, err := os.CreateTemp("", prefix+"*.trace.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := tracegen.Encode(f, tr); err != nil {
+		t.Fatal(err)
+	}
+	return f.Name()
+}
+
+func envInt(t testing.TB, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", name, s, err)
+	}
+	return v
+}

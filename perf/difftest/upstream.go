@@ -1,0 +1,420 @@
+package difftest
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/schedulinggates"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+	testingclock "k8s.io/utils/clock/testing"
+
+	upstreamqueue "github.com/kubectl-schedq/kubectl-schedq/perf/difftest/internal/upstreamqueue"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
+)
+
+// Upstream drives kube-scheduler's own PriorityQueue (a test-time copy of
+// k8s.io/kubernetes v1.36.3's pkg/scheduler/backend/queue, see
+// internal/upstreamgen) with a trace, the way queue-spec §5 describes: a fake
+// clock, no Run, the two flushes called at the instants Replay chooses, and a
+// failed attempt handled as handleSchedulingFailure does.
+//
+// The feature gates and the scheduler metrics are process-global, so at most
+// one Upstream may exist at a time: NewUpstream panics if another one has not
+// been closed.
+type Upstream struct {
+	Queue  *upstreamqueue.PriorityQueue
+	clock  *testingclock.FakeClock
+	ctx    context.Context
+	cancel context.CancelFunc
+	logger klog.Logger
+	errs   *errorSink
+
+	pods     map[string]*v1.Pod
+	inFlight map[string]*framework.QueuedPodInfo
+}
+
+var _ trace.Driver = (*Upstream)(nil)
+
+var (
+	live            atomic.Bool
+	sharedInformers = sync.OnceValue(func() informers.SharedInformerFactory {
+		// The queue only takes listers from it (the nominator's pod lister
+		// and a namespace lister) and none of the calls here reads them.
+		return informers.NewSharedInformerFactory(fake.NewClientset(), 0)
+	})
+)
+
+// upstreamEvent converts a model event; the resource names and action bits
+// are upstream's own (see TestUpstream_EventBitsMatch).
+func upstreamEvent(e queue.ClusterEvent) fwk.ClusterEvent {
+	return fwk.ClusterEvent{Resource: fwk.EventResource(e.Resource), ActionType: fwk.ActionType(e.ActionType), CustomLabel: e.CustomLabel}
+}
+
+// eventObject is the new object of a trace event: the plugins that answer
+// Queue for it, so that a pod in flight asking later gets the same answers.
+type eventObject struct{ queue sets.Set[string] }
+
+// NewUpstream returns upstream's queue configured as the trace says: cfg (the
+// SchedulerPopFromBackoffQ gate is set before the queue is built, which is
+// when the queue reads it), every plugin in plugins registered for every event
+// of trace.Events, and the real SchedulingGates plugin as the PreEnqueue
+// plugin. The metrics the snapshots read are reset. Close it when done.
+func NewUpstream(cfg trace.Config, plugins []string) (*Upstream, error) {
+	if !live.CompareAndSwap(false, true) {
+		panic("difftest: an Upstream queue is already open; the gates and metrics are process-global")
+	}
+	u, err := newUpstream(cfg, plugins)
+	if err != nil {
+		live.Store(false)
+		return nil, err
+	}
+	return u, nil
+}
+
+func newUpstream(cfg trace.Config, plugins []string) (*Upstream, error) {
+	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{string(features.SchedulerPopFromBackoffQ): cfg.PopFromBackoffQ}); err != nil {
+		return nil, err
+	}
+	if got := utilfeature.DefaultFeatureGate.Enabled(features.SchedulerPopFromBackoffQ); got != cfg.PopFromBackoffQ {
+		return nil, fmt.Errorf("gate SchedulerPopFromBackoffQ is %v after setting it to %v", got, cfg.PopFromBackoffQ)
+	}
+	metrics.Register()
+	resetMetrics()
+
+	errs := &errorSink{}
+	logger := logr.New(errs)
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	sg, err := schedulinggates.New(ctx, nil, nil, plfeature.Features{EnableSchedulingQueueHint: true})
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	gates := sg.(*schedulinggates.SchedulingGates)
+	gateEvents, err := gates.EventsToRegister(ctx)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+
+	hints := upstreamqueue.QueueingHintMap{}
+	for _, label := range trace.EventLabels() {
+		ev := upstreamEvent(trace.Events[label])
+		for _, pl := range plugins {
+			hints[ev] = append(hints[ev], &upstreamqueue.QueueingHintFunction{PluginName: pl, QueueingHintFn: queueIfListed(pl)})
+		}
+	}
+	for _, e := range gateEvents {
+		hints[e.Event] = append(hints[e.Event], &upstreamqueue.QueueingHintFunction{PluginName: gates.Name(), QueueingHintFn: e.QueueingHintFn})
+	}
+
+	clk := testingclock.NewFakeClock(trace.Epoch)
+	q := upstreamqueue.NewPriorityQueue(
+		(&queuesort.PrioritySort{}).Less,
+		sharedInformers(),
+		upstreamqueue.WithClock(clk),
+		upstreamqueue.WithPodInitialBackoffDuration(time.Duration(cfg.PodInitialBackoffSeconds)*time.Second),
+		upstreamqueue.WithPodMaxBackoffDuration(time.Duration(cfg.PodMaxBackoffSeconds)*time.Second),
+		upstreamqueue.WithPodMaxInUnschedulablePodsDuration(time.Duration(cfg.PodMaxInUnschedulablePodsSeconds)*time.Second),
+		upstreamqueue.WithQueueingHintMapPerProfile(upstreamqueue.QueueingHintMapPerProfile{v1.DefaultSchedulerName: hints}),
+		upstreamqueue.WithPreEnqueuePluginMap(map[string]map[string]fwk.PreEnqueuePlugin{v1.DefaultSchedulerName: {gates.Name(): gates}}),
+		// As kube-scheduler builds it.
+		upstreamqueue.WithMetricsRecorder(metrics.NewMetricsAsyncRecorder(1000, time.Second, ctx.Done())),
+	)
+	return &Upstream{
+		Queue:    q,
+		clock:    clk,
+		ctx:      ctx,
+		cancel:   cancel,
+		logger:   logger,
+		errs:     errs,
+		pods:     map[string]*v1.Pod{},
+		inFlight: map[string]*framework.QueuedPodInfo{},
+	}, nil
+}
+
+func queueIfListed(plugin string) fwk.QueueingHintFn {
+	return func(_ klog.Logger, _ *v1.Pod, _, newObj interface{}) (fwk.QueueingHint, error) {
+		if o, ok := newObj.(*eventObject); ok && o.queue.Has(plugin) {
+			return fwk.Queue, nil
+		}
+		return fwk.QueueSkip, nil
+	}
+}
+
+// resetMetrics zeroes what the snapshots read. The pending-pods gauges are
+// set to 0 rather than reset, because the queue's recorders hold their
+// children.
+func resetMetrics() {
+	metrics.SchedulerQueueIncomingPods.Reset()
+	for _, g := range []interface{ Set(float64) }{metrics.ActivePods(), metrics.BackoffPods(), metrics.UnschedulablePods(), metrics.GatedPods()} {
+		g.Set(0)
+	}
+}
+
+// Close stops the queue and lets another Upstream be built.
+func (u *Upstream) Close() {
+	u.Queue.Close()
+	u.cancel()
+	live.Store(false)
+}
+
+// Errors returns what upstream logged at error level, which none of the
+// trace's operations should cause.
+func (u *Upstream) Errors() []string { return u.errs.get() }
+
+func newPod(name string, priority int32, gates []string) *v1.Pod {
+	ns, n, _ := strings.Cut(name, "/")
+	p := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: n, UID: types.UID(name)},
+		Spec:       v1.PodSpec{SchedulerName: v1.DefaultSchedulerName, Priority: &priority},
+	}
+	for _, g := range gates {
+		p.Spec.SchedulingGates = append(p.Spec.SchedulingGates, v1.PodSchedulingGate{Name: g})
+	}
+	return p
+}
+
+func (u *Upstream) pod(name string) *v1.Pod {
+	if p, ok := u.pods[name]; ok {
+		return p
+	}
+	return newPod(name, 0, nil)
+}
+
+// SetTime implements trace.Driver.
+func (u *Upstream) SetTime(ms int64) {
+	u.clock.SetTime(trace.Epoch.Add(time.Duration(ms) * time.Millisecond))
+}
+
+// Add implements trace.Driver.
+func (u *Upstream) Add(name string, priority int32, gates []string) {
+	p := newPod(name, priority, gates)
+	u.pods[name] = p
+	u.Queue.Add(u.ctx, p)
+}
+
+// Pop implements trace.Driver: it pops only when upstream's Pop would not
+// block.
+func (u *Upstream) Pop() (string, int, bool) {
+	if u.Queue.PopWouldBlock() {
+		return "", 0, false
+	}
+	pi, err := u.Queue.Pop(u.logger)
+	if err != nil || pi == nil {
+		u.errs.add(fmt.Sprintf("Pop: %v", err))
+		return "", 0, false
+	}
+	name := string(pi.Pod.UID)
+	u.inFlight[name] = pi
+	return name, pi.Attempts, true
+}
+
+// Fail implements trace.Driver, as handleSchedulingFailure does for a
+// FitError (plugins) or another error (no plugins) (queue-spec §5.4).
+func (u *Upstream) Fail(name string, plugins, pending []string) {
+	pi := u.inFlight[name]
+	delete(u.inFlight, name)
+	pi.ClearRejectorPlugins()
+	pi.UnschedulablePlugins = sets.New(plugins...)
+	pi.PendingPlugins = sets.New(pending...)
+	if err := u.Queue.AddUnschedulableIfNotPresent(u.logger, pi, u.Queue.SchedulingCycle()); err != nil {
+		u.errs.add(fmt.Sprintf("AddUnschedulableIfNotPresent(%s): %v", name, err))
+	}
+}
+
+// Done implements trace.Driver.
+func (u *Upstream) Done(name string) {
+	delete(u.inFlight, name)
+	u.Queue.Done(types.UID(name))
+}
+
+// Event implements trace.Driver.
+func (u *Upstream) Event(label string, plugins []string) {
+	u.Queue.MoveAllToActiveOrBackoffQueue(u.logger, upstreamEvent(trace.Events[label]), nil, &eventObject{queue: sets.New(plugins...)}, nil)
+}
+
+// Activate implements trace.Driver.
+func (u *Upstream) Activate(names []string) {
+	pods := make(map[string]*v1.Pod, len(names))
+	for _, n := range names {
+		pods[n] = u.pod(n)
+	}
+	u.Queue.Activate(u.logger, pods)
+}
+
+// Ungate implements trace.Driver: an update that removes every scheduling
+// gate.
+func (u *Upstream) Ungate(name string) {
+	old := u.pod(name)
+	updated := old.DeepCopy()
+	updated.Spec.SchedulingGates = nil
+	u.pods[name] = updated
+	u.Queue.Update(u.ctx, old, updated)
+}
+
+// Delete implements trace.Driver.
+func (u *Upstream) Delete(name string) { u.Queue.Delete(u.pod(name)) }
+
+// FlushBackoffQCompleted implements trace.Driver.
+func (u *Upstream) FlushBackoffQCompleted() { u.Queue.FlushBackoffQCompleted(u.logger) }
+
+// FlushUnschedulablePodsLeftover implements trace.Driver.
+func (u *Upstream) FlushUnschedulablePodsLeftover() {
+	u.Queue.FlushUnschedulablePodsLeftover(u.logger)
+}
+
+// Where implements trace.Driver.
+func (u *Upstream) Where(name string) string {
+	if _, ok := u.inFlight[name]; ok {
+		return "inFlight"
+	}
+	loc, _ := u.Queue.Locate(u.pod(name))
+	return loc
+}
+
+// Snapshot implements trace.Driver. It reads the two metrics upstream
+// exports and the queue's public listings; only the split of backoffQ into
+// its two heaps comes from the export file.
+func (u *Upstream) Snapshot() trace.Snapshot {
+	s := trace.Snapshot{
+		Pending: trace.Pending{
+			Active:        gaugeValue(metrics.ActivePods()),
+			Backoff:       gaugeValue(metrics.BackoffPods()),
+			Unschedulable: gaugeValue(metrics.UnschedulablePods()),
+			Gated:         gaugeValue(metrics.GatedPods()),
+		},
+		Incoming: incomingPods(),
+		Pods:     map[string]trace.PodState{},
+	}
+	// A pod listed twice would break upstream's invariants; show both places
+	// so the comparison fails on it.
+	put := func(p *v1.Pod, where string, attempts int) {
+		key := p.Namespace + "/" + p.Name
+		if old, ok := s.Pods[key]; ok {
+			where = old.Queue + "+" + where
+		}
+		s.Pods[key] = trace.PodState{Queue: where, Attempts: attempts}
+	}
+	attempts := func(p *v1.Pod) int {
+		if pi, ok := u.Queue.GetPod(p.Name, p.Namespace); ok {
+			return pi.Attempts
+		}
+		return -1
+	}
+	for _, p := range u.Queue.PodsInActiveQ() {
+		put(p, "active", attempts(p))
+	}
+	for _, p := range u.Queue.PodsInBackoffQ() {
+		put(p, u.Queue.BackoffHeap(p), attempts(p))
+	}
+	for _, p := range u.Queue.UnschedulablePods() {
+		where := "unschedulable"
+		if pi, ok := u.Queue.GetPod(p.Name, p.Namespace); ok && pi.Gated() {
+			where = "gated"
+		}
+		put(p, where, attempts(p))
+	}
+	inFlight := u.Queue.InFlightPods()
+	for _, p := range inFlight {
+		a := -1
+		if pi, ok := u.inFlight[string(p.UID)]; ok {
+			a = pi.Attempts
+		}
+		put(p, "inFlight", a)
+	}
+	if len(inFlight) != len(u.inFlight) {
+		u.errs.add(fmt.Sprintf("upstream has %d pods in flight, the harness %d", len(inFlight), len(u.inFlight)))
+	}
+	return s
+}
+
+func gaugeValue(g any) int {
+	var m dto.Metric
+	if err := g.(prometheus.Metric).Write(&m); err != nil {
+		panic(err)
+	}
+	return int(m.GetGauge().GetValue())
+}
+
+// incomingPods reads scheduler_queue_incoming_pods_total, queue → event →
+// count, leaving out pairs never incremented.
+func incomingPods() map[string]map[string]int {
+	ch := make(chan prometheus.Metric)
+	go func() {
+		metrics.SchedulerQueueIncomingPods.CounterVec.Collect(ch)
+		close(ch)
+	}()
+	out := map[string]map[string]int{}
+	for pm := range ch {
+		var m dto.Metric
+		if err := pm.Write(&m); err != nil {
+			panic(err)
+		}
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		v := int(m.GetCounter().GetValue())
+		if v == 0 {
+			continue
+		}
+		q, e := labels["queue"], labels["event"]
+		if out[q] == nil {
+			out[q] = map[string]int{}
+		}
+		out[q][e] += v
+	}
+	return out
+}
+
+// errorSink is a logr sink that keeps error-level messages and drops the
+// rest.
+type errorSink struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (s *errorSink) add(msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.msgs = append(s.msgs, msg)
+}
+
+func (s *errorSink) get() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append([]string(nil), s.msgs...)
+	sort.Strings(out)
+	return out
+}
+
+func (s *errorSink) Init(logr.RuntimeInfo)          {}
+func (s *errorSink) Enabled(int) bool               { return false }
+func (s *errorSink) Info(int, string, ...any)       {}
+func (s *errorSink) WithValues(...any) logr.LogSink { return s }
+func (s *errorSink) WithName(string) logr.LogSink   { return s }
+func (s *errorSink) Error(err error, msg string, kv ...any) {
+	s.add(fmt.Sprintf("%s: %v %v", msg, err, kv))
+}
