@@ -1,0 +1,217 @@
+package difftest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace/tracegen"
+)
+
+// benchOptions shapes the large trace: 1,000,000 operations over more than
+// 100,000 pods, most of them scheduled on their first attempt, some failing
+// (with errors, pending plugins and events during flight), a few gated.
+var benchOptions = tracegen.Options{
+	Ops:             1_000_000,
+	MaxInFlight:     16,
+	PopFromBackoffQ: true,
+	Config:          &trace.Config{PopFromBackoffQ: true, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 10, PodMaxInUnschedulablePodsSeconds: 300},
+	Plugins:         []string{"NodeAffinity", "NodeResourcesFit", "TaintToleration", "VolumeBinding"},
+	Gated:           0.02,
+	Weights:         &tracegen.Weights{Add: 120, Pop: 330, Fail: 100, Done: 330, Event: 10, Activate: 5, Ungate: 5, Delete: 10},
+	Time:            &tracegen.Time{Small: 99, Medium: 1},
+}
+
+const benchSeed = 1
+
+// benchTrace is generated once per process; generating is not measured.
+var benchTrace = sync.OnceValue(func() *trace.Trace { return tracegen.Generate(benchSeed, benchOptions) })
+
+func largeTrace(b *testing.B) *trace.Trace {
+	b.Helper()
+	tr := benchTrace()
+	pods := map[string]bool{}
+	for _, op := range tr.Ops {
+		if op.Kind == trace.OpAdd {
+			pods[op.Pod] = true
+		}
+	}
+	if len(tr.Ops) < 1_000_000 || len(pods) < 100_000 {
+		b.Fatalf("the large trace has %d ops and %d pods, want ≥ 1,000,000 and ≥ 100,000", len(tr.Ops), len(pods))
+	}
+	return tr
+}
+
+// cost is what one replay took: wall time and the process's CPU time (the
+// replay and the garbage collector's work for it).
+type cost struct{ wall, cpu time.Duration }
+
+func (c *cost) add(o cost) { c.wall += o.wall; c.cpu += o.cpu }
+
+func measure(f func()) cost {
+	runtime.GC()
+	start, startCPU := time.Now(), cpuTime()
+	f()
+	// Collect the replay's garbage now, so that its cost is counted here and
+	// not in the next replay.
+	runtime.GC()
+	return cost{wall: time.Since(start), cpu: cpuTime() - startCPU}
+}
+
+func replayModelOnce(b *testing.B, tr *trace.Trace) cost {
+	return measure(func() {
+		if err := trace.Replay(tr, trace.NewModel(tr.Config, tr.Plugins()), io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+func replayUpstreamOnce(b *testing.B, tr *trace.Trace) cost {
+	return measure(func() {
+		u, err := NewUpstream(tr.Config, tr.Plugins())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer u.Close()
+		if err := trace.Replay(tr, u, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+func reportOps(b *testing.B, ops int, c cost) {
+	n := float64(ops) * float64(b.N)
+	b.ReportMetric(n/c.wall.Seconds(), "ops/s")
+	if c.cpu > 0 {
+		b.ReportMetric(n/c.cpu.Seconds(), "ops/cpu-s")
+	}
+}
+
+// BenchmarkReplay_Model replays the large trace through the model.
+func BenchmarkReplay_Model(b *testing.B) {
+	tr := largeTrace(b)
+	b.ResetTimer()
+	var c cost
+	for i := 0; i < b.N; i++ {
+		c.add(replayModelOnce(b, tr))
+	}
+	reportOps(b, len(tr.Ops), c)
+}
+
+// BenchmarkReplay_Upstream replays the large trace through upstream's
+// PriorityQueue.
+func BenchmarkReplay_Upstream(b *testing.B) {
+	tr := largeTrace(b)
+	b.ResetTimer()
+	var c cost
+	for i := 0; i < b.N; i++ {
+		c.add(replayUpstreamOnce(b, tr))
+	}
+	reportOps(b, len(tr.Ops), c)
+}
+
+// BenchmarkReplay_ModelVsUpstream replays the large trace through both in
+// each iteration and reports how many times faster the model is.
+func BenchmarkReplay_ModelVsUpstream(b *testing.B) {
+	tr := largeTrace(b)
+	b.ResetTimer()
+	var model, upstream cost
+	for i := 0; i < b.N; i++ {
+		model.add(replayModelOnce(b, tr))
+		upstream.add(replayUpstreamOnce(b, tr))
+	}
+	n := float64(len(tr.Ops)) * float64(b.N)
+	b.ReportMetric(n/model.wall.Seconds(), "model-ops/s")
+	b.ReportMetric(n/upstream.wall.Seconds(), "upstream-ops/s")
+	b.ReportMetric(upstream.wall.Seconds()/model.wall.Seconds(), "x-faster")
+	if model.cpu > 0 {
+		b.ReportMetric(upstream.cpu.Seconds()/model.cpu.Seconds(), "x-faster-cpu")
+	}
+}
+
+// TestDifferential_Large compares the model and upstream on the benchmark's
+// trace (1,000,000 operations). It takes tens of seconds, so it runs only with
+// SCHEDQ_DIFF_LARGE=1 (make difftest sets it).
+func TestDifferential_Large(t *testing.T) {
+	if os.Getenv("SCHEDQ_DIFF_LARGE") != "1" {
+		t.Skip("set SCHEDQ_DIFF_LARGE=1 to compare on the 1,000,000-operation trace")
+	}
+	tr := benchTrace()
+	// Snapshots along the way, not only the final one.
+	with := &trace.Trace{Config: tr.Config, Ops: make([]trace.Op, 0, len(tr.Ops)+len(tr.Ops)/10000)}
+	for i, op := range tr.Ops {
+		with.Ops = append(with.Ops, op)
+		if i%10000 == 9999 {
+			with.Ops = append(with.Ops, trace.Op{At: op.At, Kind: trace.OpSnapshot})
+		}
+	}
+	want, err := replayModel(with)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, errs, err := replayUpstream(with)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(errs) > 0 {
+		t.Errorf("upstream logged errors: %q", errs[:min(len(errs), 5)])
+	}
+	if d := trace.Compare(want, got); d != "" {
+		t.Errorf("model vs upstream on the large trace (seed %d), %s", benchSeed, d)
+	}
+	t.Logf("%d ops, %d output lines identical", len(with.Ops), bytes.Count(want, []byte("\n")))
+}
+
+const memPods = 100_000
+
+// heapPerPod adds memPods pods to a fresh driver and reports the growth of
+// the in-use heap per pod, after a GC, with the driver still alive.
+func heapPerPod(b *testing.B, newDriver func() (trace.Driver, func())) {
+	for i := 0; i < b.N; i++ {
+		names := make([]string, memPods)
+		for j := range names {
+			names[j] = fmt.Sprintf("default/pod-%d", j)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		d, done := newDriver()
+		for j, n := range names {
+			d.SetTime(int64(j))
+			d.Add(n, int32(j%7), nil)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if s := d.Snapshot(); s.Pending.Active != memPods {
+			b.Fatalf("%d pods active, want %d", s.Pending.Active, memPods)
+		}
+		runtime.KeepAlive(d)
+		done()
+		b.ReportMetric(float64(int64(after.HeapInuse)-int64(before.HeapInuse))/memPods, "heap-B/pod")
+		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/memPods, "live-B/pod")
+	}
+}
+
+// BenchmarkMemory_Model: heap per pod queued in the model.
+func BenchmarkMemory_Model(b *testing.B) {
+	heapPerPod(b, func() (trace.Driver, func()) {
+		return trace.NewModel(trace.DefaultConfig(), []string{"NodeAffinity"}), func() {}
+	})
+}
+
+// BenchmarkMemory_Upstream: heap per pod queued in upstream's PriorityQueue.
+func BenchmarkMemory_Upstream(b *testing.B) {
+	heapPerPod(b, func() (trace.Driver, func()) {
+		u, err := NewUpstream(trace.DefaultConfig(), []string{"NodeAffinity"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return u, u.Close
+	})
+}
