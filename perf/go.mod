@@ -9,6 +9,8 @@ require (
 	k8s.io/kubernetes v1.36.3
 )
 
+require k8s.io/cli-runtime v0.36.3
+
 require (
 	cel.dev/expr v0.25.1 // indirect
 	cyphar.com/go-pathrs v0.2.2 // indirect

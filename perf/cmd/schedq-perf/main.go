@@ -1,0 +1,22 @@
+// Command schedq-perf runs kube-scheduler performance work on a real control
+// plane: `schedq-perf cluster up` starts an embedded etcd, kube-apiserver and
+// kube-scheduler (v1.36.3) in this process and keeps them running until
+// interrupted. main only wires the streams; each subcommand lives in a file of
+// its own.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+func main() {
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	if err := newCmdSchedqPerf(streams).ExecuteContext(context.Background()); err != nil {
+		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/component-base/version"
+)
+
+// rootOptions are the flags every subcommand shares.
+type rootOptions struct {
+	// logLevel is klog's verbosity for the control plane's components; their
+	// logs go to stderr only when -v is given.
+	logLevel int
+	showLogs bool
+}
+
+// newCmdSchedqPerf returns the root command with every subcommand attached.
+func newCmdSchedqPerf(streams genericiooptions.IOStreams) *cobra.Command {
+	ro := &rootOptions{}
+	root := &cobra.Command{
+		Use:   "schedq-perf",
+		Short: "Run kube-scheduler performance work on a real, embedded control plane",
+		Long: `schedq-perf runs etcd, kube-apiserver and kube-scheduler ` + version.Get().GitVersion + ` in one
+process, with fake nodes and no kubelet, and measures how the scheduler's queue
+behaves.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			ro.showLogs = cmd.Flags().Changed("v")
+		},
+	}
+	root.PersistentFlags().IntVarP(&ro.logLevel, "v", "v", ro.logLevel,
+		"show the control plane's logs on stderr, at this klog verbosity (hidden without -v)")
+	root.AddCommand(newCmdCluster(ro, streams))
+	return root
+}
