@@ -46,6 +46,9 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 )
 
+// ErrPortInUse is returned (wrapped) when Options.QueuePort is taken.
+var ErrPortInUse = errors.New("port is in use (pick another, or 0 for any free port)")
+
 // Options configure one control plane.
 type Options struct {
 	// FeatureGates are set on the process's feature gate before anything
@@ -148,7 +151,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	queueLn, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.QueuePort)))
 	if err != nil {
 		if isAddrInUse(err) {
-			return nil, fmt.Errorf("queue endpoint: port %d is in use (pick another or 0 for any free port)", opts.QueuePort)
+			return nil, fmt.Errorf("queue endpoint: port %d: %w", opts.QueuePort, ErrPortInUse)
 		}
 		return nil, fmt.Errorf("queue endpoint: %w", err)
 	}

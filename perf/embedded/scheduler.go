@@ -57,6 +57,9 @@ func schedulerConfig(opts Options) (*config.KubeSchedulerConfiguration, error) {
 		data = []byte(defaultSchedulerConfig)
 	}
 	obj, gvk, err := scheme.Codecs.UniversalDecoder().Decode(data, nil, nil)
+	if runtime.IsNotRegisteredError(err) || runtime.IsMissingKind(err) || runtime.IsMissingVersion(err) {
+		return nil, fmt.Errorf("scheduler config %s: want apiVersion kubescheduler.config.k8s.io/v1 and kind KubeSchedulerConfiguration (%w)", source, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
 	}
