@@ -2,6 +2,17 @@
 // reached and turns them into a typed Snapshot.
 package metricscrape
 
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
 // KubeconfigExtensionName names the kubeconfig cluster extension through which a
 // control plane started by schedq-perf tells kubectl-schedq where its
 // scheduler's metrics are, so that commands run against it need no flags.
@@ -37,3 +48,69 @@ const (
 	SchedulerEndpointAPIVersion = "schedq.kubectl-schedq.io/v1alpha1"
 	SchedulerEndpointKind       = "SchedulerEndpoint"
 )
+
+// EndpointFromKubeconfig returns the SchedulerEndpoint a kubeconfig carries
+// for the cluster at server (the API server URL the client config resolved
+// to, so --context and --cluster are honoured). When several clusters share
+// the server, the current context's wins. It returns nil when there is none.
+func EndpointFromKubeconfig(raw clientcmdapi.Config, server string) (*SchedulerEndpoint, error) {
+	var names []string
+	for name, c := range raw.Clusters {
+		if c != nil && c.Server == server && c.Extensions[KubeconfigExtensionName] != nil {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	sort.Strings(names)
+	name := names[0]
+	if ctx := raw.Contexts[raw.CurrentContext]; ctx != nil && slices.Contains(names, ctx.Cluster) {
+		name = ctx.Cluster
+	}
+	ep, err := decodeEndpoint(raw.Clusters[name].Extensions[KubeconfigExtensionName])
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig cluster %q, extension %s: %w", name, KubeconfigExtensionName, err)
+	}
+	return ep, nil
+}
+
+func decodeEndpoint(obj runtime.Object) (*SchedulerEndpoint, error) {
+	ep := &SchedulerEndpoint{}
+	switch o := obj.(type) {
+	case *runtime.Unknown:
+		if err := json.Unmarshal(o.Raw, ep); err != nil {
+			return nil, err
+		}
+	case *SchedulerEndpoint:
+		*ep = *o
+	default:
+		raw, err := json.Marshal(obj)
+		if err == nil {
+			err = json.Unmarshal(raw, ep)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if ep.Kind != "" && ep.Kind != SchedulerEndpointKind {
+		return nil, fmt.Errorf("kind %q, want %s", ep.Kind, SchedulerEndpointKind)
+	}
+	if ep.MetricsURL == "" {
+		return nil, fmt.Errorf("no metricsURL")
+	}
+	return ep, nil
+}
+
+// GetObjectKind and DeepCopyObject make a SchedulerEndpoint a runtime.Object,
+// so a control plane can put it into a kubeconfig as it is.
+func (e *SchedulerEndpoint) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+
+// DeepCopyObject implements runtime.Object.
+func (e *SchedulerEndpoint) DeepCopyObject() runtime.Object {
+	if e == nil {
+		return nil
+	}
+	out := *e
+	return &out
+}

@@ -1,0 +1,201 @@
+package metricscrape
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
+)
+
+// schedulerPod is a kubeadm static scheduler pod on node.
+func schedulerPod(node string, phase corev1.PodPhase, labelled bool) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "kube-scheduler-" + node, Namespace: SchedulerNamespace},
+		Spec:       corev1.PodSpec{NodeName: node, HostNetwork: true},
+		Status:     corev1.PodStatus{Phase: phase},
+	}
+	if labelled {
+		p.Labels = map[string]string{"component": "kube-scheduler", "tier": "control-plane"}
+	}
+	return p
+}
+
+func lease(holder string) *coordinationv1.Lease {
+	return &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: SchedulerLeaseName, Namespace: SchedulerNamespace},
+		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To(holder)},
+	}
+}
+
+func TestDiscoverScheduler(t *testing.T) {
+	other := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "coredns-1", Namespace: SchedulerNamespace}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	tests := []struct {
+		name        string
+		objects     []runtime.Object
+		wantPod     string
+		wantHolder  string
+		wantErr     func(error) bool
+		wantErrText string
+	}{
+		{
+			name:    "one pod, no lease (leader election off)",
+			objects: []runtime.Object{schedulerPod("cp-1", corev1.PodRunning, true), other},
+			wantPod: "kube-scheduler-cp-1",
+		},
+		{
+			name:       "three pods, the lease holder wins",
+			objects:    []runtime.Object{schedulerPod("cp-1", corev1.PodRunning, true), schedulerPod("cp-2", corev1.PodRunning, true), schedulerPod("cp-3", corev1.PodRunning, true), lease("cp-2_0f6c1f4e-1111-2222-3333-444455556666")},
+			wantPod:    "kube-scheduler-cp-2",
+			wantHolder: "cp-2_0f6c1f4e-1111-2222-3333-444455556666",
+		},
+		{
+			name:    "holder hostname is the node's FQDN",
+			objects: []runtime.Object{schedulerPod("cp-1", corev1.PodRunning, true), schedulerPod("cp-3", corev1.PodRunning, true), lease("cp-3.example.internal_abc")},
+			wantPod: "kube-scheduler-cp-3",
+		},
+		{
+			name:    "the old leader's pod is not running",
+			objects: []runtime.Object{schedulerPod("cp-1", corev1.PodFailed, true), schedulerPod("cp-2", corev1.PodRunning, true), lease("cp-1_abc")},
+			wantPod: "kube-scheduler-cp-2",
+		},
+		{
+			name:    "no label: found by name",
+			objects: []runtime.Object{schedulerPod("cp-1", corev1.PodRunning, false), other},
+			wantPod: "kube-scheduler-cp-1",
+		},
+		{
+			name:    "managed cluster: no scheduler pod",
+			objects: []runtime.Object{other},
+			wantErr: func(err error) bool { return errors.Is(err, ErrNoSchedulerPod) },
+		},
+		{
+			name:        "none running",
+			objects:     []runtime.Object{schedulerPod("cp-1", corev1.PodPending, true)},
+			wantErrText: "no kube-scheduler pod in kube-system is running: kube-scheduler-cp-1 (Pending)",
+		},
+		{
+			name:    "several and no lease",
+			objects: []runtime.Object{schedulerPod("cp-1", corev1.PodRunning, true), schedulerPod("cp-2", corev1.PodRunning, true)},
+			wantErr: func(err error) bool {
+				var nl *NoLeaderError
+				return errors.As(err, &nl) && len(nl.Pods) == 2 && nl.LeaseErr != nil
+			},
+		},
+		{
+			name:    "several and a holder that matches none",
+			objects: []runtime.Object{schedulerPod("cp-1", corev1.PodRunning, true), schedulerPod("cp-2", corev1.PodRunning, true), lease("elsewhere_abc")},
+			wantErr: func(err error) bool {
+				var nl *NoLeaderError
+				return errors.As(err, &nl) && nl.LeaseHolder == "elsewhere_abc" && strings.Contains(err.Error(), "matches none")
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fake.NewClientset(tc.objects...)
+			got, err := DiscoverScheduler(context.Background(), client)
+			switch {
+			case tc.wantErr != nil:
+				if !tc.wantErr(err) {
+					t.Fatalf("err = %v", err)
+				}
+				return
+			case tc.wantErrText != "":
+				if err == nil || err.Error() != tc.wantErrText {
+					t.Fatalf("err = %v, want %q", err, tc.wantErrText)
+				}
+				return
+			case err != nil:
+				t.Fatal(err)
+			}
+			if got.Pod.Name != tc.wantPod {
+				t.Errorf("Pod = %s, want %s", got.Pod.Name, tc.wantPod)
+			}
+			if tc.wantHolder != "" && got.LeaseHolder != tc.wantHolder {
+				t.Errorf("LeaseHolder = %q, want %q", got.LeaseHolder, tc.wantHolder)
+			}
+		})
+	}
+}
+
+func TestDiscoverScheduler_forbidden(t *testing.T) {
+	client := fake.NewClientset()
+	client.PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New(`User "bob" cannot list resource "pods" in API group "" in the namespace "kube-system"`))
+	})
+	_, err := DiscoverScheduler(context.Background(), client)
+	var pf *PortForwardForbiddenError
+	if !errors.As(err, &pf) {
+		t.Fatalf("err = %v, want *PortForwardForbiddenError", err)
+	}
+	if !strings.Contains(pf.Remedy(), `resources: ["pods/portforward"]`) {
+		t.Errorf("Remedy() = %s", pf.Remedy())
+	}
+}
+
+func TestPortForwardSource_Scrape(t *testing.T) {
+	var gotAuth string
+	srv := httptest.NewTLSServer(schedulerHandler(smallExposition, &gotAuth))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	port, _ := strconv.Atoi(u.Port())
+
+	client := fake.NewClientset(schedulerPod("cp-1", corev1.PodRunning, true), schedulerPod("cp-2", corev1.PodRunning, true), lease("cp-2_x"))
+	var forwardedTo string
+	stopped := false
+	forward := func(ctx context.Context, ns, pod string, remote int) (int, func(), error) {
+		forwardedTo = ns + "/" + pod + ":" + strconv.Itoa(remote)
+		return port, func() { stopped = true }, nil
+	}
+	s, err := NewPortForwardSource(&rest.Config{BearerToken: "tok"}, client, forward)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := s.Scrape(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if forwardedTo != "kube-system/kube-scheduler-cp-2:10259" {
+		t.Errorf("forwarded to %q, want the leader's 10259", forwardedTo)
+	}
+	if !stopped {
+		t.Error("the port-forward was not closed")
+	}
+	if gotAuth != "Bearer tok" {
+		t.Errorf("Authorization = %q, want the kubeconfig's token", gotAuth)
+	}
+	want := Origin{Kind: OriginPortForward, Address: "kube-system/kube-scheduler-cp-2:10259", Pod: "kube-system/kube-scheduler-cp-2", Node: "cp-2", LeaseHolder: "cp-2_x", Candidates: 2}
+	if snap.Origin != want {
+		t.Errorf("Origin = %+v, want %+v", snap.Origin, want)
+	}
+}
+
+func TestPortForwardSource_forwardForbidden(t *testing.T) {
+	client := fake.NewClientset(schedulerPod("cp-1", corev1.PodRunning, true))
+	forward := func(ctx context.Context, ns, pod string, remote int) (int, func(), error) {
+		return 0, nil, errors.New(`error upgrading connection: pods "kube-scheduler-cp-1" is forbidden: User "bob" cannot create resource "pods/portforward"`)
+	}
+	s, err := NewPortForwardSource(&rest.Config{}, client, forward)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Scrape(context.Background())
+	var pf *PortForwardForbiddenError
+	if !errors.As(err, &pf) || !strings.HasPrefix(err.Error(), "port-forward to kube-system/kube-scheduler-cp-1:10259: ") {
+		t.Fatalf("err = %v, want a PortForwardForbiddenError for the port-forward", err)
+	}
+}

@@ -1,0 +1,122 @@
+package metricscrape
+
+import (
+	"math"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/model"
+)
+
+// checkSnapshot asserts what every Snapshot the builder returns must hold.
+func checkSnapshot(t *testing.T, s *Snapshot) {
+	t.Helper()
+	for q, v := range s.Pending {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("Pending[%q] = %v", q, v)
+		}
+	}
+	for k, v := range s.Incoming {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			t.Fatalf("Incoming[%v] = %v", k, v)
+		}
+	}
+	for k, v := range s.Attempts {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			t.Fatalf("Attempts[%q] = %v", k, v)
+		}
+	}
+	if !sort.StringsAreSorted(s.Profiles) {
+		t.Fatalf("Profiles not sorted: %v", s.Profiles)
+	}
+	hists := []Histogram{s.PodSchedulingAttempts}
+	for _, h := range s.SLI {
+		hists = append(hists, h)
+	}
+	for _, h := range hists {
+		for i, b := range h.Buckets {
+			if math.IsNaN(b.UpperBound) || (i > 0 && h.Buckets[i-1].UpperBound >= b.UpperBound) {
+				t.Fatalf("buckets not strictly ascending: %+v", h.Buckets)
+			}
+		}
+		_ = h.Quantile(0.5)
+		_ = h.Quantile(0.99)
+		_ = h.Mean()
+	}
+	keys := s.IncomingKeys()
+	if len(keys) != len(s.Incoming) {
+		t.Fatalf("IncomingKeys() has %d keys, Incoming %d", len(keys), len(s.Incoming))
+	}
+	// A snapshot compared to itself a second later moves nothing.
+	later := *s
+	later.Time = s.Time.Add(time.Second)
+	r, err := NewRates(s, &later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Reset || r.AttemptsTotal() != 0 {
+		t.Fatalf("rates against itself: %+v", r)
+	}
+	for k, v := range r.Incoming {
+		if v != 0 {
+			t.Fatalf("rate of %v against itself = %v", k, v)
+		}
+	}
+}
+
+// FuzzParseText feeds arbitrary text to the parser and the Snapshot builder.
+func FuzzParseText(f *testing.F) {
+	f.Add([]byte(smallExposition))
+	f.Add(readRecorded(f, "v1.36-idle.prom"))
+	f.Add([]byte("# TYPE scheduler_pending_pods gauge\nscheduler_pending_pods{queue=\"active\"} 1e308\n"))
+	f.Add([]byte("# TYPE scheduler_pod_scheduling_attempts histogram\nscheduler_pod_scheduling_attempts_bucket{le=\"x\"} 1\nscheduler_pending_pods 1\n"))
+	f.Add([]byte("scheduler_pending_pods{queue=\"active\"} 1\nscheduler_pending_pods{queue=\"active\"} 2\n"))
+	f.Add([]byte("Forbidden\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseText("fuzz", data)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error message")
+			}
+			return
+		}
+		checkSnapshot(t, s)
+	})
+}
+
+// FuzzFromSamples drives the builder the way a Prometheus query does: flat
+// samples with arbitrary labels and values.
+func FuzzFromSamples(f *testing.F) {
+	f.Add(uint8(0), "active", "", "", 3.0, uint8(1), "backoff", "NodeAdd", "", 2.0)
+	f.Add(uint8(6), "", "", "0.5", 4.0, uint8(7), "", "", "", 1.5)
+	f.Add(uint8(9), "", "", "+Inf", -1.0, uint8(10), "SchedulerPopFromBackoffQ", "BETA", "", 1.0)
+	names := []string{
+		PendingPodsMetric, QueueIncomingPodsMetric, ScheduleAttemptsMetric, UnschedulablePodsMetric,
+		InFlightEventsMetric, PodScheduledAfterFlushMetric,
+		PodSchedulingSLIDurationMetric + histogramBucketSuffix, PodSchedulingSLIDurationMetric + histogramSumSuffix,
+		PodSchedulingSLIDurationMetric + histogramCountSuffix,
+		PodSchedulingAttemptsMetric + histogramBucketSuffix, FeatureEnabledMetric, BuildInfoMetric,
+		LeaderElectionMasterStatusMetric, "unrelated_metric",
+	}
+	sample := func(n uint8, a, b, le string, v float64) *model.Sample {
+		m := model.Metric{model.MetricNameLabel: model.LabelValue(names[int(n)%len(names)])}
+		for _, l := range []model.LabelName{QueueLabel, NameLabel, ResultLabel, PluginLabel, AttemptsLabel} {
+			m[l] = model.LabelValue(a)
+		}
+		for _, l := range []model.LabelName{EventLabel, StageLabel, ProfileLabel} {
+			m[l] = model.LabelValue(b)
+		}
+		if le != "" {
+			m[model.BucketLabel] = model.LabelValue(le)
+		}
+		return &model.Sample{Metric: m, Value: model.SampleValue(v)}
+	}
+	f.Fuzz(func(t *testing.T, n1 uint8, a1, b1, le1 string, v1 float64, n2 uint8, a2, b2, le2 string, v2 float64) {
+		s, err := FromSamples(model.Vector{sample(n1, a1, b1, le1, v1), sample(n2, a2, b2, le2, v2), nil})
+		if err != nil {
+			return
+		}
+		checkSnapshot(t, s)
+	})
+}

@@ -1,0 +1,226 @@
+package metricscrape
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+	"k8s.io/client-go/rest"
+)
+
+// PrometheusSource reads the scheduler's series from a Prometheus server with
+// instant queries, for clusters whose scheduler cannot be reached (managed
+// control planes). It makes two queries per scrape: one to find the
+// scheduler's scrape target, one for that target's series.
+type PrometheusSource struct {
+	address  string
+	selector string
+	api      promv1.API
+}
+
+// NewPrometheusSource returns a source for the Prometheus HTTP API at
+// address. selector holds extra label matchers (`job="kube-scheduler"`) for
+// a server that scrapes several schedulers or clusters. When address is on
+// the API server of cfg (a service proxy URL), the kubeconfig's credentials
+// are used; otherwise none are sent. cfg may be nil.
+func NewPrometheusSource(address, selector string, cfg *rest.Config) (*PrometheusSource, error) {
+	u, err := url.Parse(address)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("Prometheus URL %q: want http(s)://host[:port][/path]", address)
+	}
+	if err := checkSelector(selector); err != nil {
+		return nil, err
+	}
+	var rt http.RoundTripper = http.DefaultTransport
+	if cfg != nil && sameHost(u, cfg.Host) {
+		if rt, err = rest.TransportFor(cfg); err != nil {
+			return nil, fmt.Errorf("kubeconfig credentials: %w", err)
+		}
+	}
+	client, err := api.NewClient(api.Config{Address: address, RoundTripper: rt})
+	if err != nil {
+		return nil, fmt.Errorf("Prometheus URL %q: %w", address, err)
+	}
+	return &PrometheusSource{address: address, selector: selector, api: promv1.NewAPI(client)}, nil
+}
+
+// checkSelector rejects what would break out of a `{…}` matcher list.
+func checkSelector(sel string) error {
+	if strings.ContainsAny(sel, "{}") {
+		return fmt.Errorf("Prometheus selector %q: give label matchers only, without braces (job=\"kube-scheduler\",cluster=\"prod\")", sel)
+	}
+	return nil
+}
+
+func sameHost(u *url.URL, apiServer string) bool {
+	a, err := url.Parse(apiServer)
+	return err == nil && a.Host != "" && strings.EqualFold(a.Host, u.Host)
+}
+
+func (s *PrometheusSource) String() string { return "Prometheus at " + s.address }
+
+// Scrape implements Source at the current time.
+func (s *PrometheusSource) Scrape(ctx context.Context) (*Snapshot, error) {
+	return s.ScrapeAt(ctx, time.Now())
+}
+
+// ScrapeAt implements Historian.
+func (s *PrometheusSource) ScrapeAt(ctx context.Context, t time.Time) (*Snapshot, error) {
+	targets, err := s.query(ctx, s.matchers(PendingPodsMetric, nil), t)
+	if err != nil {
+		return nil, err
+	}
+	if len(targets) == 0 {
+		sel := ""
+		if s.selector != "" {
+			sel = " matching {" + s.selector + "}"
+		}
+		return nil, fmt.Errorf("%s has no %s series%s at %s: it does not scrape kube-scheduler, or not with these labels",
+			s, PendingPodsMetric, sel, t.UTC().Format(time.RFC3339))
+	}
+	groups := groupTargets(targets)
+	chosen := groups[0]
+	if len(groups) > 1 {
+		if chosen, err = s.pickLeader(ctx, groups, t); err != nil {
+			return nil, err
+		}
+	}
+
+	series, err := s.query(ctx, s.matchers(familyRegexp(), chosen), t)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := FromSamples(series)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s, err)
+	}
+	snap.Time = t
+	snap.Origin = Origin{Kind: OriginPrometheus, Address: s.address, Target: chosen.String(), Candidates: len(groups)}
+	return snap, nil
+}
+
+// pickLeader chooses among several scheduler targets: the one that says it
+// leads, else the one with the most scheduling attempts.
+func (s *PrometheusSource) pickLeader(ctx context.Context, groups []model.LabelSet, t time.Time) (model.LabelSet, error) {
+	leaders, err := s.query(ctx, s.matchers(LeaderElectionMasterStatusMetric, model.LabelSet{leaseNameLabel: SchedulerLeaseName}), t)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range groups {
+		for _, l := range leaders {
+			if l.Value > 0 && containsLabels(l.Metric, g) {
+				return g, nil
+			}
+		}
+	}
+	attempts, err := s.query(ctx, s.matchers(ScheduleAttemptsMetric, nil), t)
+	if err != nil {
+		return nil, err
+	}
+	best, bestN := groups[0], -1.0
+	for _, g := range groups {
+		var n float64
+		for _, a := range attempts {
+			if containsLabels(a.Metric, g) {
+				n += float64(a.Value)
+			}
+		}
+		if n > bestN {
+			best, bestN = g, n
+		}
+	}
+	return best, nil
+}
+
+// query runs one instant query.
+func (s *PrometheusSource) query(ctx context.Context, q string, t time.Time) (model.Vector, error) {
+	v, _, err := s.api.Query(ctx, q, t)
+	if err != nil {
+		var apiErr *promv1.Error
+		if errors.As(err, &apiErr) {
+			return nil, fmt.Errorf("%s: query %s: %s", s, q, apiErr.Msg)
+		}
+		return nil, classifyTransportError(s.String(), err)
+	}
+	vec, ok := v.(model.Vector)
+	if !ok {
+		return nil, fmt.Errorf("%s: query %s returned a %s, not a vector", s, q, v.Type())
+	}
+	return vec, nil
+}
+
+// matchers writes `name{selector, target labels}`; name may be a
+// `__name__=~"…"` matcher.
+func (s *PrometheusSource) matchers(name string, target model.LabelSet) string {
+	var parts []string
+	metric := name
+	if strings.HasPrefix(name, model.MetricNameLabel) {
+		parts = append(parts, name)
+		metric = ""
+	}
+	if s.selector != "" {
+		parts = append(parts, s.selector)
+	}
+	keys := make([]string, 0, len(target))
+	for k := range target {
+		keys = append(keys, string(k))
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%q", k, string(target[model.LabelName(k)])))
+	}
+	return metric + "{" + strings.Join(parts, ",") + "}"
+}
+
+// familyRegexp matches every series a Snapshot is built from.
+func familyRegexp() string {
+	names := make([]string, 0, len(wantedFamilies)+4)
+	for name := range wantedFamilies {
+		switch name {
+		case PodSchedulingSLIDurationMetric, PodSchedulingAttemptsMetric:
+			names = append(names, name+"_(bucket|sum|count)")
+		default:
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return fmt.Sprintf(`%s=~"%s"`, model.MetricNameLabel, strings.Join(names, "|"))
+}
+
+// groupTargets turns pending-pods series into the label sets of their scrape
+// targets: every label but the name and queue.
+func groupTargets(vec model.Vector) []model.LabelSet {
+	seen := map[model.Fingerprint]model.LabelSet{}
+	for _, smp := range vec {
+		ls := model.LabelSet{}
+		for k, v := range smp.Metric {
+			if k != model.MetricNameLabel && k != QueueLabel {
+				ls[k] = v
+			}
+		}
+		seen[ls.Fingerprint()] = ls
+	}
+	out := make([]model.LabelSet, 0, len(seen))
+	for _, ls := range seen {
+		out = append(out, ls)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+func containsLabels(m model.Metric, want model.LabelSet) bool {
+	for k, v := range want {
+		if m[k] != v {
+			return false
+		}
+	}
+	return true
+}

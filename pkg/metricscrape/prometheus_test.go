@@ -1,0 +1,236 @@
+package metricscrape
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// fakePrometheus answers instant queries that are plain selectors
+// (`name{a="b",c=~"d"}`) over a fixed set of series, and records them.
+type fakePrometheus struct {
+	series  model.Vector
+	mu      sync.Mutex
+	queries []string
+	times   []string
+}
+
+func (p *fakePrometheus) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/api/v1/query" {
+		http.NotFound(w, r)
+		return
+	}
+	_ = r.ParseForm()
+	q := r.Form.Get("query")
+	p.mu.Lock()
+	p.queries = append(p.queries, q)
+	p.times = append(p.times, r.Form.Get("time"))
+	p.mu.Unlock()
+	match, err := parseSelector(q)
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		_ = json.NewEncoder(w).Encode(map[string]any{"status": "error", "errorType": "bad_data", "error": err.Error()})
+		return
+	}
+	out := model.Vector{}
+	for _, s := range p.series {
+		if match(s.Metric) {
+			out = append(out, s)
+		}
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"status": "success", "data": map[string]any{"resultType": "vector", "result": out}})
+}
+
+var matcherRE = regexp.MustCompile(`^\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!=|=)\s*("(?:[^"\\]|\\.)*")\s*(?:,|$)`)
+
+func parseSelector(q string) (func(model.Metric) bool, error) {
+	open := strings.IndexByte(q, '{')
+	if open < 0 || !strings.HasSuffix(q, "}") {
+		return nil, errBadQuery(q)
+	}
+	type m struct {
+		name, op string
+		value    string
+		re       *regexp.Regexp
+	}
+	var ms []m
+	if name := q[:open]; name != "" {
+		ms = append(ms, m{name: model.MetricNameLabel, op: "=", value: name})
+	}
+	rest := q[open+1 : len(q)-1]
+	for strings.TrimSpace(rest) != "" {
+		sub := matcherRE.FindStringSubmatch(rest)
+		if sub == nil {
+			return nil, errBadQuery(q)
+		}
+		v, err := strconv.Unquote(sub[3])
+		if err != nil {
+			return nil, err
+		}
+		mm := m{name: sub[1], op: sub[2], value: v}
+		if mm.op == "=~" {
+			if mm.re, err = regexp.Compile("^(?:" + v + ")$"); err != nil {
+				return nil, err
+			}
+		}
+		ms = append(ms, mm)
+		rest = rest[len(sub[0]):]
+	}
+	return func(metric model.Metric) bool {
+		for _, mm := range ms {
+			got := string(metric[model.LabelName(mm.name)])
+			switch mm.op {
+			case "=":
+				if got != mm.value {
+					return false
+				}
+			case "!=":
+				if got == mm.value {
+					return false
+				}
+			case "=~":
+				if !mm.re.MatchString(got) {
+					return false
+				}
+			}
+		}
+		return true
+	}, nil
+}
+
+type errBadQuery string
+
+func (e errBadQuery) Error() string { return "cannot parse " + string(e) }
+
+// seriesOf turns a text exposition into the series a Prometheus server
+// would store for a target with the given labels.
+func seriesOf(t *testing.T, exposition string, target model.LabelSet) model.Vector {
+	t.Helper()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(exposition))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []*dto.MetricFamily
+	for _, f := range fams {
+		all = append(all, f)
+	}
+	vec, err := expfmt.ExtractSamples(&expfmt.DecodeOptions{Timestamp: model.Now()}, all...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range vec {
+		for k, v := range target {
+			s.Metric[k] = v
+		}
+	}
+	return vec
+}
+
+func TestPrometheusSource_ScrapeAt(t *testing.T) {
+	a := model.LabelSet{"job": "kube-scheduler", "instance": "10.0.0.1:10259"}
+	b := model.LabelSet{"job": "kube-scheduler", "instance": "10.0.0.2:10259"}
+	kubelet := model.LabelSet{"job": "kubelet", "instance": "node-1"}
+	standby := strings.ReplaceAll(smallExposition, `scheduler_pending_pods{queue="unschedulable"} 7`, `scheduler_pending_pods{queue="unschedulable"} 0`) +
+		"# TYPE leader_election_master_status gauge\nleader_election_master_status{name=\"kube-scheduler\"} 0\n"
+	leader := smallExposition + "# TYPE leader_election_master_status gauge\nleader_election_master_status{name=\"kube-scheduler\"} 1\n"
+	prom := &fakePrometheus{}
+	prom.series = append(prom.series, seriesOf(t, standby, a)...)
+	prom.series = append(prom.series, seriesOf(t, leader, b)...)
+	prom.series = append(prom.series, seriesOf(t, "# TYPE kubernetes_feature_enabled gauge\nkubernetes_feature_enabled{name=\"SchedulerPopFromBackoffQ\",stage=\"BETA\"} 0\n", kubelet)...)
+	srv := httptest.NewServer(prom)
+	defer srv.Close()
+
+	s, err := NewPrometheusSource(srv.URL, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Unix(1_800_000_000, 0)
+	snap, err := s.ScrapeAt(context.Background(), at)
+	if err != nil {
+		t.Fatalf("ScrapeAt: %v (queries %q)", err, prom.queries)
+	}
+	if snap.Pending[QueueUnschedulable] != 7 {
+		t.Errorf("Pending[unschedulable] = %v, want the leader's 7", snap.Pending[QueueUnschedulable])
+	}
+	if g := snap.FeatureGates[GateSchedulerPopFromBackoffQ]; !g.Enabled {
+		t.Errorf("PopFromBackoffQ gate = %+v: the kubelet's series leaked in", g)
+	}
+	if snap.Leader == nil || !*snap.Leader {
+		t.Errorf("Leader = %v, want true", snap.Leader)
+	}
+	if snap.SLI["1"].Count != 8 || snap.PodSchedulingAttempts.Count != 12 {
+		t.Errorf("histograms not rebuilt: SLI %+v, attempts %+v", snap.SLI, snap.PodSchedulingAttempts)
+	}
+	if !snap.Time.Equal(at) || snap.Origin.Kind != OriginPrometheus || snap.Origin.Candidates != 2 || !strings.Contains(snap.Origin.Target, "10.0.0.2:10259") {
+		t.Errorf("Time %v, Origin %+v", snap.Time, snap.Origin)
+	}
+	for _, ts := range prom.times {
+		if ts != "1800000000" {
+			t.Errorf("query time = %q, want 1800000000", ts)
+		}
+	}
+
+	// The same file through the text path gives the same snapshot.
+	text, err := ParseText("x", []byte(leader))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text.Time, text.Origin = snap.Time, snap.Origin
+	if got, want := len(snap.Incoming), len(text.Incoming); got != want {
+		t.Errorf("Prometheus path has %d incoming series, text path %d", got, want)
+	}
+
+	// A selector narrows the choice and is passed on.
+	s, err = NewPrometheusSource(srv.URL, `instance="10.0.0.1:10259"`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err = s.Scrape(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Pending[QueueUnschedulable] != 0 || snap.Origin.Candidates != 1 {
+		t.Errorf("with the selector: pending %v, origin %+v", snap.Pending, snap.Origin)
+	}
+}
+
+func TestPrometheusSource_errors(t *testing.T) {
+	srv := httptest.NewServer(&fakePrometheus{})
+	defer srv.Close()
+	s, err := NewPrometheusSource(srv.URL, `job="kube-scheduler"`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Scrape(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `has no scheduler_pending_pods series matching {job="kube-scheduler"}`) {
+		t.Errorf("err = %v", err)
+	}
+
+	for _, bad := range []struct{ url, sel string }{{"prometheus:9090", ""}, {"http://p:9090", `job="x"}`}} {
+		if _, err := NewPrometheusSource(bad.url, bad.sel, nil); err == nil {
+			t.Errorf("NewPrometheusSource(%q, %q) succeeded", bad.url, bad.sel)
+		}
+	}
+
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	s, _ = NewPrometheusSource(down.URL, "", nil)
+	_, err = s.Scrape(context.Background())
+	var te *TransportError
+	if !errors.As(err, &te) || te.Kind != Unreachable {
+		t.Errorf("err = %v, want Unreachable", err)
+	}
+}

@@ -1,0 +1,137 @@
+package metricscrape
+
+import (
+	"errors"
+	"fmt"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Options chooses a Source. At most one of MetricsURL, PrometheusURL and
+// MetricsFile may be set; with none, the kubeconfig decides: its scheduler
+// extension if the cluster has one, else discovery and port-forward.
+type Options struct {
+	// MetricsURL is a scheduler's /metrics (http, or https with the
+	// kubeconfig's credentials).
+	MetricsURL string
+	// PrometheusURL is a Prometheus server that scrapes the scheduler;
+	// PrometheusSelector narrows it to one scheduler (label matchers).
+	PrometheusURL      string
+	PrometheusSelector string
+	// MetricsFile is a saved text exposition.
+	MetricsFile string
+
+	// KubeConfig is the user's kubeconfig with kubectl's flags applied. It
+	// may be nil, or fail to load, when a URL or a file is named.
+	KubeConfig clientcmd.ClientConfig
+	// NewClient builds the API client (kubernetes.NewForConfig when nil).
+	NewClient func(*rest.Config) (kubernetes.Interface, error)
+	// NewForwarder builds the port-forwarder (NewSPDYForwarder when nil).
+	NewForwarder func(*rest.Config) Forwarder
+}
+
+// Validate checks that at most one source is named.
+func (o *Options) Validate() error {
+	var named []string
+	for flag, v := range map[string]string{"--metrics-url": o.MetricsURL, "--prometheus-url": o.PrometheusURL, "--metrics-file": o.MetricsFile} {
+		if v != "" {
+			named = append(named, flag)
+		}
+	}
+	if len(named) > 1 {
+		return fmt.Errorf("--metrics-url, --prometheus-url and --metrics-file name different sources: give one of them")
+	}
+	if o.PrometheusSelector != "" && o.PrometheusURL == "" {
+		return fmt.Errorf("--prometheus-selector needs --prometheus-url")
+	}
+	return nil
+}
+
+// Resolve returns the Source the options name, in the documented order:
+// --metrics-url, --prometheus-url, --metrics-file, the kubeconfig's
+// scheduler extension, then discovery with a port-forward to the leader.
+func Resolve(o Options) (Source, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.MetricsFile != "" {
+		return &FileSource{Path: o.MetricsFile}, nil
+	}
+	cfg, cfgErr := o.restConfig()
+	switch {
+	case o.MetricsURL != "":
+		s, err := NewURLSource(o.MetricsURL, cfg, cfg != nil && cfg.Insecure)
+		if err != nil {
+			return nil, err
+		}
+		return s.withAuth(o.auth(cfg)), nil
+	case o.PrometheusURL != "":
+		return NewPrometheusSource(o.PrometheusURL, o.PrometheusSelector, cfg)
+	}
+	if cfgErr != nil {
+		return nil, cfgErr
+	}
+
+	raw, err := o.KubeConfig.RawConfig()
+	if err != nil {
+		return nil, err
+	}
+	ep, err := EndpointFromKubeconfig(raw, cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	if ep != nil {
+		s, err := NewURLSource(ep.MetricsURL, cfg, ep.InsecureSkipTLSVerify || cfg.Insecure)
+		if err != nil {
+			return nil, fmt.Errorf("kubeconfig extension %s: %w", KubeconfigExtensionName, err)
+		}
+		s.origin.Kind = OriginKubeconfig
+		return s.withAuth(o.auth(cfg)), nil
+	}
+
+	client, err := o.client(cfg)
+	if err != nil {
+		return nil, err
+	}
+	newForwarder := o.NewForwarder
+	if newForwarder == nil {
+		newForwarder = NewSPDYForwarder
+	}
+	return NewPortForwardSource(cfg, client, newForwarder(cfg))
+}
+
+// ErrNoKubeconfig is returned when no source is named and there is no
+// kubeconfig to find the scheduler with.
+var ErrNoKubeconfig = errors.New("no kubeconfig to find the scheduler with")
+
+func (o *Options) restConfig() (*rest.Config, error) {
+	if o.KubeConfig == nil {
+		return nil, ErrNoKubeconfig
+	}
+	cfg, err := o.KubeConfig.ClientConfig()
+	if err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func (o *Options) client(cfg *rest.Config) (kubernetes.Interface, error) {
+	if o.NewClient != nil {
+		return o.NewClient(cfg)
+	}
+	return kubernetes.NewForConfig(cfg)
+}
+
+// auth is the API-server side of a scrape with credentials, or nil.
+func (o *Options) auth(cfg *rest.Config) *kubeAuth {
+	if cfg == nil {
+		return nil
+	}
+	client, err := o.client(cfg)
+	if err != nil {
+		return nil
+	}
+	return newKubeAuth(cfg, client)
+}

@@ -1,0 +1,516 @@
+package metricscrape
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// Snapshot is what kube-scheduler's metrics say about its queue at one instant.
+// Series that carry labels beyond the ones a field is keyed by (profile, or a
+// Prometheus server's job and instance) are summed, as `sum by (queue)` would.
+type Snapshot struct {
+	// Time is when the metrics were read (for a Prometheus source, the
+	// evaluation time of the query).
+	Time time.Time
+	// Origin says where the metrics came from.
+	Origin Origin
+
+	// Pending is scheduler_pending_pods by queue (active, backoff,
+	// unschedulable, gated). A queue the scheduler did not report is absent.
+	Pending map[string]float64
+	// Incoming is scheduler_queue_incoming_pods_total by (queue, event).
+	Incoming map[QueueEvent]float64
+	// Attempts is scheduler_schedule_attempts_total by result, over all profiles.
+	Attempts map[string]float64
+	// Profiles are the scheduler profiles seen in the attempts counter.
+	Profiles []string
+	// UnschedulableByPlugin is scheduler_unschedulable_pods by plugin: pods
+	// whose last failure involved the plugin, wherever they sit now.
+	UnschedulableByPlugin map[string]float64
+	// InFlightEvents is scheduler_inflight_events by event; "PodPopped"
+	// counts the in-flight pods.
+	InFlightEvents map[string]float64
+	// ScheduledAfterFlush is scheduler_pod_scheduled_after_flush_total, or
+	// nil when the scheduler does not have it (before 1.36).
+	ScheduledAfterFlush *float64
+
+	// SLI is scheduler_pod_scheduling_sli_duration_seconds by its attempts
+	// label ("1" … "14", "15+").
+	SLI map[string]Histogram
+	// PodSchedulingAttempts is scheduler_pod_scheduling_attempts.
+	PodSchedulingAttempts Histogram
+
+	// FeatureGates is kubernetes_feature_enabled by gate name.
+	FeatureGates map[string]FeatureGate
+	// Build is kubernetes_build_info.
+	Build BuildInfo
+	// Leader is leader_election_master_status{name="kube-scheduler"}: nil
+	// when the scheduler does not report it (leader election off).
+	Leader *bool
+}
+
+// QueueEvent keys scheduler_queue_incoming_pods_total.
+type QueueEvent struct {
+	Queue string `json:"queue"`
+	Event string `json:"event"`
+}
+
+// FeatureGate is one gate's state as the scheduler reports it.
+type FeatureGate struct {
+	Enabled bool `json:"enabled"`
+	// Stage is ALPHA, BETA, DEPRECATED, or empty for GA.
+	Stage string `json:"stage,omitempty"`
+}
+
+// BuildInfo is the scheduler's version, from kubernetes_build_info.
+type BuildInfo struct {
+	GitVersion string `json:"gitVersion,omitempty"`
+	GitCommit  string `json:"gitCommit,omitempty"`
+	GoVersion  string `json:"goVersion,omitempty"`
+	Platform   string `json:"platform,omitempty"`
+}
+
+// Histogram is a classic Prometheus histogram.
+type Histogram struct {
+	// Buckets are sorted by UpperBound; the last one is +Inf when present.
+	Buckets []Bucket `json:"buckets,omitempty"`
+	Count   float64  `json:"count"`
+	Sum     float64  `json:"sum"`
+}
+
+// Bucket is one cumulative histogram bucket.
+type Bucket struct {
+	UpperBound      float64 `json:"upperBound"`
+	CumulativeCount float64 `json:"cumulativeCount"`
+}
+
+// Mean is Sum/Count, or 0 for an empty histogram.
+func (h Histogram) Mean() float64 {
+	if h.Count == 0 {
+		return 0
+	}
+	return h.Sum / h.Count
+}
+
+// Quantile estimates the q-quantile by linear interpolation inside the
+// bucket that holds it, the way PromQL's histogram_quantile does. It returns
+// NaN for an empty histogram; a quantile in the +Inf bucket is the largest
+// finite bound.
+func (h Histogram) Quantile(q float64) float64 {
+	if len(h.Buckets) == 0 || q < 0 || q > 1 || math.IsNaN(q) {
+		return math.NaN()
+	}
+	total := h.Buckets[len(h.Buckets)-1].CumulativeCount
+	if total == 0 {
+		return math.NaN()
+	}
+	rank := q * total
+	prevBound, prevCount := 0.0, 0.0
+	for i, b := range h.Buckets {
+		if b.CumulativeCount >= rank {
+			if math.IsInf(b.UpperBound, 1) {
+				if i == 0 {
+					return math.NaN()
+				}
+				return h.Buckets[i-1].UpperBound
+			}
+			if b.CumulativeCount == prevCount {
+				return b.UpperBound
+			}
+			return prevBound + (b.UpperBound-prevBound)*(rank-prevCount)/(b.CumulativeCount-prevCount)
+		}
+		prevBound, prevCount = b.UpperBound, b.CumulativeCount
+	}
+	return prevBound
+}
+
+// PendingTotal is the number of pods in activeQ, backoffQ and
+// unschedulablePods, gated ones included. In-flight pods are in none.
+func (s *Snapshot) PendingTotal() float64 {
+	var n float64
+	for _, q := range Queues {
+		n += s.Pending[q]
+	}
+	return n
+}
+
+// GateEnabled reports a gate's state and whether the scheduler reported it.
+func (s *Snapshot) GateEnabled(name string) (enabled, known bool) {
+	g, ok := s.FeatureGates[name]
+	return g.Enabled, ok
+}
+
+// IncomingKeys returns the (queue, event) pairs in a stable order: by queue
+// in Queues order, then by event name.
+func (s *Snapshot) IncomingKeys() []QueueEvent {
+	keys := make([]QueueEvent, 0, len(s.Incoming))
+	for k := range s.Incoming {
+		keys = append(keys, k)
+	}
+	sortQueueEvents(keys)
+	return keys
+}
+
+func sortQueueEvents(keys []QueueEvent) {
+	rank := func(q string) int {
+		for i, name := range Queues {
+			if q == name {
+				return i
+			}
+		}
+		return len(Queues)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		ri, rj := rank(keys[i].Queue), rank(keys[j].Queue)
+		if ri != rj {
+			return ri < rj
+		}
+		if keys[i].Queue != keys[j].Queue {
+			return keys[i].Queue < keys[j].Queue
+		}
+		return keys[i].Event < keys[j].Event
+	})
+}
+
+// ParseError is a malformed text exposition, with the line that broke it.
+type ParseError struct {
+	// Source names the input (a URL or a file).
+	Source string
+	// Line is 1-based; 0 when the parser did not say.
+	Line int
+	// Text is the offending line, shortened, when it could be recovered.
+	Text string
+	Msg  string
+}
+
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	if e.Source != "" {
+		b.WriteString(e.Source)
+		b.WriteString(":")
+	}
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "%d:", e.Line)
+	}
+	if b.Len() > 0 {
+		b.WriteString(" ")
+	}
+	fmt.Fprintf(&b, "malformed metrics exposition: %s", e.Msg)
+	if e.Text != "" {
+		fmt.Fprintf(&b, " (line: %q)", e.Text)
+	}
+	return b.String()
+}
+
+// NotSchedulerError says the metrics parsed but do not come from a
+// kube-scheduler.
+type NotSchedulerError struct {
+	Source string
+	// Families is how many metric families the exposition had.
+	Families int
+	// Looks names what the metrics look like, when recognisable.
+	Looks string
+	// Examples are a few of the family names that were there.
+	Examples []string
+}
+
+func (e *NotSchedulerError) Error() string {
+	var b strings.Builder
+	if e.Source != "" {
+		fmt.Fprintf(&b, "%s: ", e.Source)
+	}
+	if e.Families == 0 {
+		b.WriteString("no metrics at all: this is not a kube-scheduler's /metrics")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "not a kube-scheduler: no %s among %d metric families", PendingPodsMetric, e.Families)
+	if e.Looks != "" {
+		fmt.Fprintf(&b, "; it looks like %s", e.Looks)
+	}
+	if len(e.Examples) > 0 {
+		fmt.Fprintf(&b, " (%s, …)", strings.Join(e.Examples, ", "))
+	}
+	return b.String()
+}
+
+// ParseText reads a Prometheus text exposition of kube-scheduler's metrics
+// with prometheus/common's parser. source names the input in errors.
+func ParseText(source string, data []byte) (*Snapshot, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(data))
+	if err != nil {
+		return nil, parseError(source, data, err)
+	}
+	return FromFamilies(source, families)
+}
+
+func parseError(source string, data []byte, err error) error {
+	var pe expfmt.ParseError
+	if !errors.As(err, &pe) {
+		return &ParseError{Source: source, Msg: err.Error()}
+	}
+	out := &ParseError{Source: source, Line: pe.Line, Msg: pe.Msg}
+	if pe.Line > 0 {
+		out.Text = lineOf(data, pe.Line)
+	}
+	return out
+}
+
+// lineOf returns the n-th line (1-based) of data, shortened to 120 bytes.
+func lineOf(data []byte, n int) string {
+	for i := 1; i < n; i++ {
+		nl := bytes.IndexByte(data, '\n')
+		if nl < 0 {
+			return ""
+		}
+		data = data[nl+1:]
+	}
+	if nl := bytes.IndexByte(data, '\n'); nl >= 0 {
+		data = data[:nl]
+	}
+	const max = 120
+	if len(data) > max {
+		return string(data[:max]) + "…"
+	}
+	return string(data)
+}
+
+// FromFamilies builds a Snapshot from parsed metric families. It refuses
+// metrics that are not a kube-scheduler's.
+func FromFamilies(source string, families map[string]*dto.MetricFamily) (*Snapshot, error) {
+	if _, ok := families[PendingPodsMetric]; !ok {
+		return nil, notScheduler(source, families)
+	}
+	wanted := make([]*dto.MetricFamily, 0, len(wantedFamilies))
+	for name := range wantedFamilies {
+		if f, ok := families[name]; ok {
+			wanted = append(wanted, f)
+		}
+	}
+	samples, err := expfmt.ExtractSamples(&expfmt.DecodeOptions{}, wanted...)
+	if err != nil {
+		return nil, &ParseError{Source: source, Msg: err.Error()}
+	}
+	return FromSamples(samples)
+}
+
+func notScheduler(source string, families map[string]*dto.MetricFamily) error {
+	names := make([]string, 0, len(families))
+	for name := range families {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	e := &NotSchedulerError{Source: source, Families: len(names)}
+	has := func(prefix string) bool {
+		for _, n := range names {
+			if strings.HasPrefix(n, prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("apiserver_request"):
+		e.Looks = "kube-apiserver"
+	case has("kubelet_"):
+		e.Looks = "a kubelet"
+	case has("node_collector_") || has("replicaset_controller_") || has("job_controller_"):
+		e.Looks = "kube-controller-manager"
+	case has("kubeproxy_"):
+		e.Looks = "kube-proxy"
+	case has("etcd_server_"):
+		e.Looks = "etcd"
+	case has("prometheus_tsdb_"):
+		e.Looks = "a Prometheus server (use --prometheus-url for that)"
+	case has("node_cpu_"):
+		e.Looks = "node-exporter"
+	case has("scheduler_"):
+		e.Looks = "a scheduler other than kube-scheduler"
+	}
+	for _, n := range names {
+		if len(e.Examples) == 3 {
+			break
+		}
+		e.Examples = append(e.Examples, n)
+	}
+	return e
+}
+
+// FromSamples builds a Snapshot from flat samples, the form both a text
+// exposition (through expfmt.ExtractSamples) and a Prometheus query give.
+// Histograms arrive as their _bucket, _sum and _count series. Samples of
+// other series are ignored. A negative, infinite or NaN value in a series
+// the Snapshot keeps is an error.
+func FromSamples(samples model.Vector) (*Snapshot, error) {
+	s := &Snapshot{
+		Pending:               map[string]float64{},
+		Incoming:              map[QueueEvent]float64{},
+		Attempts:              map[string]float64{},
+		UnschedulableByPlugin: map[string]float64{},
+		InFlightEvents:        map[string]float64{},
+		SLI:                   map[string]Histogram{},
+		FeatureGates:          map[string]FeatureGate{},
+	}
+	profiles := map[string]bool{}
+	sli := map[string]*histogramBuilder{}
+	var attemptsHist histogramBuilder
+	for _, smp := range samples {
+		if smp == nil {
+			continue
+		}
+		name := string(smp.Metric[model.MetricNameLabel])
+		v := float64(smp.Value)
+		label := func(l string) string { return string(smp.Metric[model.LabelName(l)]) }
+
+		base, suffix := name, ""
+		for _, suf := range []string{histogramBucketSuffix, histogramSumSuffix, histogramCountSuffix} {
+			if strings.HasSuffix(name, suf) {
+				if b := strings.TrimSuffix(name, suf); b == PodSchedulingSLIDurationMetric || b == PodSchedulingAttemptsMetric {
+					base, suffix = b, suf
+				}
+			}
+		}
+		if !wantedFamilies[base] {
+			continue
+		}
+		// Every value must be finite; counters and histogram counts must not
+		// be negative. Gauges may be: an upstream accounting bug is worth
+		// showing, not hiding.
+		if math.IsNaN(v) || math.IsInf(v, 0) || (v < 0 && isCount(base, suffix)) {
+			return nil, fmt.Errorf("%s has value %v", describeSample(smp), v)
+		}
+
+		switch base {
+		case PendingPodsMetric:
+			s.Pending[label(QueueLabel)] += v
+		case QueueIncomingPodsMetric:
+			s.Incoming[QueueEvent{Queue: label(QueueLabel), Event: label(EventLabel)}] += v
+		case ScheduleAttemptsMetric:
+			s.Attempts[label(ResultLabel)] += v
+			if p := label(ProfileLabel); p != "" {
+				profiles[p] = true
+			}
+		case UnschedulablePodsMetric:
+			s.UnschedulableByPlugin[label(PluginLabel)] += v
+		case InFlightEventsMetric:
+			s.InFlightEvents[label(EventLabel)] += v
+		case PodScheduledAfterFlushMetric:
+			total := v
+			if s.ScheduledAfterFlush != nil {
+				total += *s.ScheduledAfterFlush
+			}
+			s.ScheduledAfterFlush = &total
+		case FeatureEnabledMetric:
+			s.FeatureGates[label(NameLabel)] = FeatureGate{Enabled: v > 0, Stage: label(StageLabel)}
+		case BuildInfoMetric:
+			s.Build = BuildInfo{
+				GitVersion: label(GitVersionLabel),
+				GitCommit:  label(GitCommitLabel),
+				GoVersion:  label(GoVersionLabel),
+				Platform:   label(PlatformLabel),
+			}
+		case LeaderElectionMasterStatusMetric:
+			if label(leaseNameLabel) == SchedulerLeaseName {
+				leader := v > 0
+				s.Leader = &leader
+			}
+		case PodSchedulingSLIDurationMetric:
+			a := label(AttemptsLabel)
+			if sli[a] == nil {
+				sli[a] = &histogramBuilder{}
+			}
+			if err := sli[a].add(suffix, smp); err != nil {
+				return nil, err
+			}
+		case PodSchedulingAttemptsMetric:
+			if err := attemptsHist.add(suffix, smp); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for p := range profiles {
+		s.Profiles = append(s.Profiles, p)
+	}
+	sort.Strings(s.Profiles)
+	for a, b := range sli {
+		s.SLI[a] = b.histogram()
+	}
+	s.PodSchedulingAttempts = attemptsHist.histogram()
+	return s, nil
+}
+
+// histogramBuilder sums the series of one histogram, bucket by bucket.
+type histogramBuilder struct {
+	buckets map[float64]float64
+	count   float64
+	sum     float64
+}
+
+func (h *histogramBuilder) add(suffix string, smp *model.Sample) error {
+	v := float64(smp.Value)
+	switch suffix {
+	case histogramBucketSuffix:
+		le := string(smp.Metric[model.BucketLabel])
+		bound, err := strconv.ParseFloat(le, 64)
+		if err != nil || math.IsNaN(bound) {
+			return fmt.Errorf("%s has a bad %s label %q", describeSample(smp), model.BucketLabel, le)
+		}
+		if h.buckets == nil {
+			h.buckets = map[float64]float64{}
+		}
+		h.buckets[bound] += v
+	case histogramSumSuffix:
+		h.sum += v
+	case histogramCountSuffix:
+		h.count += v
+	}
+	return nil
+}
+
+func (h *histogramBuilder) histogram() Histogram {
+	out := Histogram{Count: h.count, Sum: h.sum}
+	for bound, n := range h.buckets {
+		out.Buckets = append(out.Buckets, Bucket{UpperBound: bound, CumulativeCount: n})
+	}
+	sort.Slice(out.Buckets, func(i, j int) bool { return out.Buckets[i].UpperBound < out.Buckets[j].UpperBound })
+	return out
+}
+
+// isCount reports whether a series counts things and so cannot go below zero.
+func isCount(base, suffix string) bool {
+	switch base {
+	case QueueIncomingPodsMetric, ScheduleAttemptsMetric, PodScheduledAfterFlushMetric:
+		return true
+	case PodSchedulingSLIDurationMetric, PodSchedulingAttemptsMetric:
+		return suffix != histogramSumSuffix
+	}
+	return false
+}
+
+// describeSample prints a sample as name{labels}.
+func describeSample(smp *model.Sample) string {
+	return smp.Metric.String()
+}
+
+// readAllLimited reads at most limit bytes and fails beyond that.
+func readAllLimited(r io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("more than %d MiB of metrics: this is not a kube-scheduler's /metrics", limit>>20)
+	}
+	return data, nil
+}

@@ -1,0 +1,145 @@
+package metricscrape
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"k8s.io/client-go/rest"
+)
+
+// Source is somewhere kube-scheduler's metrics can be read from.
+type Source interface {
+	// Scrape reads the metrics once. The context's deadline bounds the
+	// whole read, discovery and port-forward included.
+	Scrape(ctx context.Context) (*Snapshot, error)
+	// String names the source for messages.
+	String() string
+}
+
+// Historian is a Source that can also answer for a past instant (a
+// Prometheus server can), so rates need no waiting.
+type Historian interface {
+	Source
+	ScrapeAt(ctx context.Context, t time.Time) (*Snapshot, error)
+}
+
+// OriginKind says which kind of source a Snapshot came from.
+type OriginKind string
+
+const (
+	OriginURL         OriginKind = "url"
+	OriginPrometheus  OriginKind = "prometheus"
+	OriginKubeconfig  OriginKind = "kubeconfig-extension"
+	OriginPortForward OriginKind = "port-forward"
+	OriginFile        OriginKind = "file"
+)
+
+// Origin says where a Snapshot came from: the scheduler's identity as far as
+// the source knows it.
+type Origin struct {
+	Kind OriginKind `json:"kind"`
+	// Address is the URL, file or Prometheus server read.
+	Address string `json:"address"`
+	// Pod is namespace/name of the scheduler pod (port-forward).
+	Pod string `json:"pod,omitempty"`
+	// Node is the node the scheduler pod runs on (port-forward).
+	Node string `json:"node,omitempty"`
+	// LeaseHolder is the holderIdentity of Lease kube-system/kube-scheduler,
+	// when it was read.
+	LeaseHolder string `json:"leaseHolder,omitempty"`
+	// Candidates is how many scheduler pods or Prometheus targets there were
+	// to choose from.
+	Candidates int `json:"candidates,omitempty"`
+	// Target is the label set of the Prometheus target that was chosen.
+	Target string `json:"target,omitempty"`
+}
+
+// maxExpositionBytes bounds a metrics body; kube-scheduler's is a few hundred KiB.
+const maxExpositionBytes = 64 << 20
+
+// acceptHeader asks for the text format, the one kube-scheduler always speaks.
+const acceptHeader = `text/plain;version=0.0.4`
+
+// scrapeHTTP GETs url with client and parses the exposition. target names
+// the endpoint in errors.
+func scrapeHTTP(ctx context.Context, client *http.Client, url, target string) (*Snapshot, error) {
+	data, err := fetch(ctx, client, url, target)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	snap, err := ParseText(target, data)
+	if err != nil {
+		return nil, err
+	}
+	snap.Time = now
+	return snap, nil
+}
+
+// fetch GETs url and returns the body of a 200 text exposition.
+func fetch(ctx context.Context, client *http.Client, url, target string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", acceptHeader)
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, classifyTransportError(target, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := readAllLimited(resp.Body, 4<<10)
+		return nil, statusError(target, resp, body)
+	}
+	if f := expfmt.ResponseFormat(resp.Header); f.FormatType() != expfmt.TypeTextPlain {
+		return nil, fmt.Errorf("%s: not a Prometheus text exposition (Content-Type %q): this is not a kube-scheduler's /metrics",
+			target, resp.Header.Get("Content-Type"))
+	}
+	data, err := readAllLimited(resp.Body, maxExpositionBytes)
+	if err != nil {
+		return nil, classifyTransportError(target, err)
+	}
+	return data, nil
+}
+
+// credentialConfig keeps the authentication of cfg (client certificate,
+// token, exec or auth-provider plugin, basic auth) and sets the TLS trust for
+// an endpoint that is not the API server. Impersonation is dropped: the
+// scheduler does not honour it (see CanGetMetrics).
+func credentialConfig(cfg *rest.Config, insecure bool, serverName string) *rest.Config {
+	out := &rest.Config{
+		Username:            cfg.Username,
+		Password:            cfg.Password,
+		BearerToken:         cfg.BearerToken,
+		BearerTokenFile:     cfg.BearerTokenFile,
+		AuthProvider:        cfg.AuthProvider,
+		AuthConfigPersister: cfg.AuthConfigPersister,
+		ExecProvider:        cfg.ExecProvider,
+		Proxy:               cfg.Proxy,
+		TLSClientConfig: rest.TLSClientConfig{
+			CertFile:   cfg.CertFile,
+			KeyFile:    cfg.KeyFile,
+			CertData:   cfg.CertData,
+			KeyData:    cfg.KeyData,
+			ServerName: serverName,
+			Insecure:   insecure || cfg.Insecure,
+		},
+	}
+	if !out.Insecure {
+		out.CAFile, out.CAData = cfg.CAFile, cfg.CAData
+	}
+	return out
+}
+
+// credentialClient is an http.Client that authenticates with cfg's credentials.
+func credentialClient(cfg *rest.Config, insecure bool, serverName string) (*http.Client, error) {
+	rt, err := rest.TransportFor(credentialConfig(cfg, insecure, serverName))
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig credentials: %w", err)
+	}
+	return &http.Client{Transport: rt}, nil
+}
