@@ -39,6 +39,7 @@ pod sits in, why, and when the scheduler will try it next.`,
 	root.AddCommand(
 		NewCmdVersion(streams),
 		NewCmdSimulate(streams),
+		NewCmdStatus(configFlags, streams),
 	)
 	return root
 }
