@@ -353,15 +353,15 @@ func (o *StatusOptions) explain(err error) error {
 		if forbidden.Identity != nil && forbidden.Identity.Username != "" {
 			who = forbidden.Identity.String()
 		}
-		return fmt.Errorf("%w\n\nA cluster admin can let %s read kube-scheduler's metrics with\n\n  kubectl apply -f - <<'EOF'\n%sEOF\n\n%s",
-			err, who, indent(forbidden.Remedy(), "  "), alternatives)
+		return fmt.Errorf("%w\n\nA cluster admin can let %s read kube-scheduler's metrics with\n\nkubectl apply -f - <<'EOF'\n%sEOF\n\n%s",
+			err, who, forbidden.Remedy(), alternatives)
 	case errors.As(err, &pfForbidden):
 		who := "the identity"
 		if pfForbidden.Identity != nil && pfForbidden.Identity.Username != "" {
 			who = pfForbidden.Identity.String()
 		}
-		return fmt.Errorf("%w\n\nFinding the scheduler needs access to kube-system; a cluster admin can let %s in with\n\n  kubectl apply -f - <<'EOF'\n%sEOF\n\n%s",
-			err, who, indent(pfForbidden.Remedy(), "  "), alternatives)
+		return fmt.Errorf("%w\n\nFinding the scheduler needs access to kube-system; a cluster admin can let %s in with\n\nkubectl apply -f - <<'EOF'\n%sEOF\n\n%s",
+			err, who, pfForbidden.Remedy(), alternatives)
 	case errors.Is(err, metricscrape.ErrNoSchedulerPod):
 		return fmt.Errorf("%w; use --metrics-url URL (a scheduler /metrics you can reach) or --prometheus-url URL (a Prometheus server that scrapes it)", err)
 	case errors.As(err, &noLeader):
@@ -375,17 +375,6 @@ func (o *StatusOptions) explain(err error) error {
 		}
 	}
 	return err
-}
-
-func indent(s, prefix string) string {
-	lines := strings.SplitAfter(s, "\n")
-	var b strings.Builder
-	for _, l := range lines {
-		if l != "" {
-			b.WriteString(prefix + l)
-		}
-	}
-	return b.String()
 }
 
 // SchedulerStatus is what `status` shows; -o json|yaml prints it as is.

@@ -426,7 +426,7 @@ func TestStatusOptions_explain(t *testing.T) {
 		{
 			name: "403 names the identity and prints the RBAC",
 			err:  &metricscrape.ForbiddenError{Target: "https://s/metrics", Identity: &metricscrape.Identity{Username: "alice", Groups: []string{"dev"}}},
-			want: []string{`https://s/metrics: 403 Forbidden: user "alice" may not get /metrics`, "let alice (groups dev) read", "kubectl apply -f - <<'EOF'", "  kind: ClusterRole", `  - nonResourceURLs: ["/metrics"]`, "    name: \"alice\"", "EOF\n", "--metrics-file"},
+			want: []string{`https://s/metrics: 403 Forbidden: user "alice" may not get /metrics`, "let alice (groups dev) read", "\nkubectl apply -f - <<'EOF'\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n", `- nonResourceURLs: ["/metrics"]`, "\n---\n", "  name: \"alice\"\nEOF\n", "--metrics-file"},
 		},
 		{
 			name: "port-forward 403",
@@ -459,6 +459,16 @@ func TestStatusOptions_explain(t *testing.T) {
 			}
 			if !errors.Is(o.explain(tc.err), tc.err) {
 				t.Error("the cause is not wrapped")
+			}
+			// What is between the heredoc markers applies as it is.
+			if _, doc, ok := strings.Cut(got, "<<'EOF'\n"); ok {
+				doc, _, _ = strings.Cut(doc, "EOF\n")
+				for _, part := range strings.Split(doc, "\n---\n") {
+					var obj map[string]any
+					if err := yaml.UnmarshalStrict([]byte(part), &obj); err != nil || obj["kind"] == nil || obj["metadata"] == nil {
+						t.Errorf("document does not decode (%v):\n%s", err, part)
+					}
+				}
 			}
 		})
 	}
