@@ -229,7 +229,7 @@ func (s *PortForwardSource) Scrape(ctx context.Context) (*Snapshot, error) {
 		if errors.As(err, &te) {
 			return nil, err
 		}
-		return nil, classifyTransportError("port-forward to "+where, err)
+		return nil, classifyTransportError("kube-scheduler "+where+" through a port-forward", err)
 	}
 	defer stop()
 	defer s.http.CloseIdleConnections()

@@ -184,6 +184,23 @@ func TestPortForwardSource_Scrape(t *testing.T) {
 	}
 }
 
+func TestPortForwardSource_forwardFails(t *testing.T) {
+	client := fake.NewClientset(schedulerPod("cp-1", corev1.PodRunning, true))
+	forward := func(ctx context.Context, ns, pod string, remote int) (int, func(), error) {
+		return 0, nil, errors.New("error upgrading connection: no preferred addresses found")
+	}
+	s, err := NewPortForwardSource(&rest.Config{}, client, forward)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Scrape(context.Background())
+	var te *TransportError
+	if !errors.As(err, &te) || te.Kind != Unreachable ||
+		err.Error() != "cannot reach kube-scheduler kube-system/kube-scheduler-cp-1:10259 through a port-forward: error upgrading connection: no preferred addresses found" {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 func TestPortForwardSource_forwardForbidden(t *testing.T) {
 	client := fake.NewClientset(schedulerPod("cp-1", corev1.PodRunning, true))
 	forward := func(ctx context.Context, ns, pod string, remote int) (int, func(), error) {
