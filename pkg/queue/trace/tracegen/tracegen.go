@@ -16,8 +16,10 @@ package tracegen
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"sort"
+	"time"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
 )
@@ -35,7 +37,8 @@ var DefaultWeights = Weights{Add: 16, Pop: 24, Fail: 16, Done: 6, Event: 12, Act
 // Time is how far the clock moves before an operation, as a mix of steps:
 // with probability Small/total a step in [0, 300) ms, Medium in [0.3, 5) s,
 // Large in [5, 40) s, and Leftover a gap just above the leftover timeout
-// (podMaxInUnschedulablePodsSeconds), so that the 5-minute flush fires.
+// (podMaxInUnschedulablePodsSeconds, at most an hour), so that the 5-minute
+// flush fires.
 type Time struct {
 	Small, Medium, Large, Leftover int
 }
@@ -56,7 +59,7 @@ type Options struct {
 	PopFromBackoffQ bool
 	// Config, if set, is used as is; otherwise one is drawn: usually the
 	// defaults, sometimes other backoff and leftover durations, including
-	// podMaxBackoffSeconds 0.
+	// podMaxBackoffSeconds 0 and the largest values a trace may give.
 	Config *trace.Config
 	// Plugins, if set, is the pool of plugin names; otherwise one to four
 	// names are drawn, and sometimes none (all failures are errors).
@@ -137,12 +140,15 @@ func (g *generator) config() trace.Config {
 	}
 	c := trace.DefaultConfig()
 	c.PopFromBackoffQ = g.opts.PopFromBackoffQ
+	// Any value from 0 to the largest the reader accepts is valid, including
+	// an initial backoff above the maximum.
+	const most = math.MaxInt64 / int64(time.Second)
 	if g.r.Intn(10) < 3 {
-		c.PodInitialBackoffSeconds = []int64{0, 1, 1, 2, 3}[g.r.Intn(5)]
-		c.PodMaxBackoffSeconds = []int64{0, 0, 1, 2, 5, 10, 30}[g.r.Intn(7)]
+		c.PodInitialBackoffSeconds = []int64{0, 1, 1, 2, 3, 20, most}[g.r.Intn(7)]
+		c.PodMaxBackoffSeconds = []int64{0, 0, 1, 2, 5, 10, 30, most}[g.r.Intn(8)]
 	}
 	if g.r.Intn(10) < 3 {
-		c.PodMaxInUnschedulablePodsSeconds = []int64{0, 5, 30, 60, 400}[g.r.Intn(5)]
+		c.PodMaxInUnschedulablePodsSeconds = []int64{0, 5, 30, 60, 400, most}[g.r.Intn(6)]
 	}
 	return c
 }
@@ -178,7 +184,8 @@ func (g *generator) advance(kind trace.OpKind) {
 		case x < g.tm.Small+g.tm.Medium+g.tm.Large:
 			dt = 5000 + g.r.Int63n(35000)
 		default:
-			dt = g.cfg.PodMaxInUnschedulablePodsSeconds*1000 + g.r.Int63n(40000)
+			// Capped at an hour: the periodic work runs every second of a gap.
+			dt = min(g.cfg.PodMaxInUnschedulablePodsSeconds, 3600)*1000 + g.r.Int63n(40000)
 		}
 	}
 	if dt == 0 && (kind == trace.OpAdd || kind == trace.OpFail) {
