@@ -40,6 +40,7 @@ pod sits in, why, and when the scheduler will try it next.`,
 		NewCmdVersion(streams),
 		NewCmdSimulate(streams),
 		NewCmdStatus(configFlags, streams),
+		NewCmdExplain(configFlags, streams),
 	)
 	return root
 }

@@ -375,10 +375,10 @@ func explain(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explanatio
 			e.Confidence = 0.3
 			e.Alternatives = []Alternative{{queue.LocationActive, 0.7}}
 		}
-		e.Summary = fmt.Sprintf("failed with an error; backing off in errorBackoffQ until %s (never popped early)", f.backoffExpiry.Format(time.RFC3339))
+		earliest, latest := queue.BackoffCompletionWindow(f.backoffExpiry, pfb)
+		e.Summary = fmt.Sprintf("failed with an error; backing off in errorBackoffQ until %s (never popped early)", earliest.Format(time.RFC3339))
 		e.Reasons = []string{f.failure.Message}
-		t := f.backoffExpiry.Add(flushSlack(pfb))
-		e.NextRetry = &NextRetry{Earliest: timePtr(f.backoffExpiry), Latest: &t, Note: "error backoff: " + backoffNote(f.failure.Count, in.Config)}
+		e.NextRetry = &NextRetry{Earliest: &earliest, Latest: &latest, Note: "error backoff: " + backoffNote(f.failure.Count, in.Config)}
 		add(metricsNote)
 	case catReady:
 		if pl.inFlight[f] {
@@ -481,7 +481,7 @@ func fitNextRetry(f *podFacts, loc queue.Location, plugins []string, in Input, p
 	switch loc {
 	case queue.LocationBackoff:
 		exp := queue.BackoffExpiry(f.failure.Time, f.failure.Count, 0, in.Config.PodInitialBackoff, in.Config.PodMaxBackoff, pfb)
-		latest := exp.Add(flushSlack(pfb))
+		done, latest := queue.BackoffCompletionWindow(exp, pfb)
 		nr.Latest = &latest
 		now := in.Now
 		if pfb && in.Metrics != nil && in.Metrics.Pending[queue.LabelActive] == 0 {
@@ -489,7 +489,7 @@ func fitNextRetry(f *podFacts, loc queue.Location, plugins []string, in Input, p
 			nr.Earliest = &now
 			nr.Note += "activeQ is empty and SchedulerPopFromBackoffQ is on: it can be popped before its backoff ends"
 		} else {
-			nr.Earliest = maxTimePtr(exp, now)
+			nr.Earliest = maxTimePtr(done, now)
 			nr.Note += "backoff " + backoffNote(f.failure.Count, in.Config)
 		}
 		nr.Triggers = nil
@@ -513,20 +513,9 @@ func fitNextRetry(f *podFacts, loc queue.Location, plugins []string, in Input, p
 	return nr
 }
 
-// flushSlack is how long after expiry the backoff flush may run: with
-// PopFromBackoffQ expiries are aligned to the flush's whole seconds.
-func flushSlack(pfb bool) time.Duration {
-	if pfb {
-		return 0
-	}
-	return queue.BackoffQFlushInterval
-}
-
 func backoffNote(count int, cfg Config) string {
 	return fmt.Sprintf("%s after failure %d (initial %s, max %s)", queue.CalculateBackoffDuration(cfg.PodInitialBackoff, cfg.PodMaxBackoff, count), count, cfg.PodInitialBackoff, cfg.PodMaxBackoff)
 }
-
-func timePtr(t time.Time) *time.Time { return &t }
 
 func maxTimePtr(a, b time.Time) *time.Time {
 	t := maxTime(a, b)

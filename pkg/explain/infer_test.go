@@ -107,8 +107,8 @@ func TestInfer(t *testing.T) {
 			pod: "err", wantState: StatePending, wantQueue: queue.LocationErrorBackoff, minConf: 0.9,
 			check: func(t *testing.T, e Explanation) {
 				// Failed at +0.3 s, backoff 1 s, PopFromBackoffQ on: window 1 s, done at 2 s.
-				if e.NextRetry.Earliest == nil || !e.NextRetry.Earliest.Equal(t0.Add(time.Second)) {
-					t.Errorf("expiry %v, want the 1 s window", e.NextRetry.Earliest)
+				if e.NextRetry.Earliest == nil || !e.NextRetry.Earliest.Equal(t0.Add(2*time.Second)) {
+					t.Errorf("completion %v, want +2s (the flush after the 1 s window)", e.NextRetry.Earliest)
 				}
 			}},
 		{name: "error whose backoff ended is ready", now: time.Minute, pods: []*corev1.Pod{errPod}, metrics: metrics(1, 0, 0, 0),

@@ -93,6 +93,19 @@ func BackingOff(expiry, now time.Time, popFromBackoffQ bool) bool {
 	return !expiry.Before(AlignToWindow(now, popFromBackoffQ))
 }
 
+// BackoffCompletionWindow is when the backoff flush moves a pod with this
+// expiry to activeQ: with PopFromBackoffQ, at the whole second after the
+// expiry's window (the flush runs on whole seconds); without, at the first
+// one-second flush after the expiry (the flush runs every second from the
+// scheduler's start, so anywhere within a second).
+func BackoffCompletionWindow(expiry time.Time, popFromBackoffQ bool) (earliest, latest time.Time) {
+	if popFromBackoffQ {
+		t := expiry.Truncate(BackoffQOrderingWindowDuration).Add(BackoffQOrderingWindowDuration)
+		return t, t
+	}
+	return expiry, expiry.Add(BackoffQFlushInterval)
+}
+
 // getBackoffTime returns the pod's backoff expiry, cached in
 // BackoffExpiration (upstream caches it the same way; the cache is cleared
 // only at the next failure).

@@ -78,3 +78,24 @@ func TestBackoffQueue_errorCountWins(t *testing.T) {
 type fakeClock struct{ now time.Time }
 
 func (c *fakeClock) Now() time.Time { return c.now }
+
+// TestBackoffCompletionWindow agrees with isPodBackingoff: the pod is backing
+// off just before the window's start and done at it.
+func TestBackoffCompletionWindow(t *testing.T) {
+	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, failedAt := range []time.Duration{0, 300 * time.Millisecond, 999 * time.Millisecond, 10 * time.Second} {
+		for _, pfb := range []bool{true, false} {
+			c := &fakeClock{}
+			bq := newBackoffQueue(c, time.Second, 10*time.Second, PrioritySortLess, pfb, noopMetrics{})
+			p := &QueuedPodInfo{Pod: &Pod{Name: "p"}, Timestamp: epoch.Add(failedAt), UnschedulableCount: 1}
+			earliest, _ := BackoffCompletionWindow(bq.getBackoffTime(p), pfb)
+			c.now = earliest.Add(-time.Millisecond)
+			before := bq.isPodBackingoff(p)
+			c.now = earliest
+			at := bq.isPodBackingoff(p)
+			if pfb && (!before || at) || !pfb && !before {
+				t.Errorf("failedAt=%v popFromBackoffQ=%v: backing off just before %v = %v, at it = %v", failedAt, pfb, earliest.Sub(epoch), before, at)
+			}
+		}
+	}
+}

@@ -1,0 +1,439 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
+)
+
+// ExplainOptions explains pending pods.
+type ExplainOptions struct {
+	genericiooptions.IOStreams
+
+	getter     genericclioptions.RESTClientGetter
+	printFlags *genericclioptions.PrintFlags
+
+	AllNamespaces bool
+	Selector      string
+	SchedulerName string
+	NoMetrics     bool
+	metricsFlags
+
+	PodInitialBackoff         time.Duration
+	PodMaxBackoff             time.Duration
+	PodMaxInUnschedulablePods time.Duration
+
+	// Set by Complete.
+	namespace string
+	podNames  []string
+	client    kubernetes.Interface
+	source    metricscrape.Source
+	timeout   time.Duration
+	printObj  printers.ResourcePrinterFunc // nil: our table (wide or not)
+	wide      bool
+	clock     clock.PassiveClock
+}
+
+// metricsFlags are the flags that name where the scheduler's metrics are.
+type metricsFlags struct {
+	MetricsURL         string
+	PrometheusURL      string
+	PrometheusSelector string
+	MetricsFile        string
+}
+
+func (f *metricsFlags) addFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.MetricsURL, "metrics-url", f.MetricsURL, "Read the scheduler's metrics from this URL (http, or https with the kubeconfig's credentials)")
+	cmd.Flags().StringVar(&f.PrometheusURL, "prometheus-url", f.PrometheusURL, "Read the scheduler's series from this Prometheus server (instant queries)")
+	cmd.Flags().StringVar(&f.PrometheusSelector, "prometheus-selector", f.PrometheusSelector, `Label matchers that pick one scheduler on the Prometheus server, e.g. 'job="kube-scheduler"'`)
+	cmd.Flags().StringVar(&f.MetricsFile, "metrics-file", f.MetricsFile, "Read a saved text exposition of the scheduler's metrics")
+	_ = cmd.MarkFlagFilename("metrics-file", "prom", "txt")
+}
+
+// options names the source; the caller adds the kubeconfig when it resolves.
+func (f *metricsFlags) options() metricscrape.Options {
+	return metricscrape.Options{MetricsURL: f.MetricsURL, PrometheusURL: f.PrometheusURL, PrometheusSelector: f.PrometheusSelector, MetricsFile: f.MetricsFile}
+}
+
+func (f *metricsFlags) named() bool {
+	return f.MetricsURL != "" || f.PrometheusURL != "" || f.MetricsFile != ""
+}
+
+// NewExplainOptions returns the defaults.
+func NewExplainOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *ExplainOptions {
+	pf := genericclioptions.NewPrintFlags("")
+	pf.NamePrintFlags = nil
+	return &ExplainOptions{
+		IOStreams:                 streams,
+		getter:                    getter,
+		printFlags:                pf,
+		SchedulerName:             corev1.DefaultSchedulerName,
+		PodInitialBackoff:         queue.DefaultPodInitialBackoffDuration,
+		PodMaxBackoff:             queue.DefaultPodMaxBackoffDuration,
+		PodMaxInUnschedulablePods: queue.DefaultPodMaxInUnschedulablePodsDuration,
+		clock:                     clock.RealClock{},
+	}
+}
+
+// NewCmdExplain returns `kubectl schedq explain`.
+func NewCmdExplain(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewExplainOptions(getter, streams)
+	cmd := &cobra.Command{
+		Use:   "explain (POD... | -l SELECTOR | -A)",
+		Short: "Tell which scheduling queue each pending pod is in, why, and when it will be tried next",
+		Long: `Tell, for each pending pod, where it is in kube-scheduler's scheduling queue —
+activeQ, backoffQ, errorBackoffQ, unschedulablePods, gated, or in flight — why,
+and when the scheduler will next try it.
+
+The scheduler keeps its queue to itself, so explain infers the place from what
+is visible: the pod (scheduling gates, PodScheduled condition, priority), its
+FailedScheduling events, the scheduler's queue metrics, and the backoff
+configuration (defaults 1s / 10s / 5m, or the flags below). It interprets them
+with the queue's own rules (backoff formula, one-second windows,
+PopFromBackoffQ, the 5-minute leftover flush) and says how sure it is: where
+the evidence cannot tell two queues apart, it says so.
+
+It only reads: pods, events, and the scheduler's metrics (found like
+'kubectl schedq status' finds them). Without the metrics it still answers,
+with lower confidence, and says what is missing. It makes the same few API
+calls whatever the number of pods.`,
+		Example: `  # One pod
+  kubectl schedq explain web-7d9f -n shop
+
+  # Every pending pod in the cluster, one line each, with a count per queue
+  kubectl schedq explain -A
+
+  # Pods by label, with the next-retry window
+  kubectl schedq explain -l app=web -o wide
+
+  # For scripts
+  kubectl schedq explain -A -o json
+
+  # A scheduler configured with podMaxBackoffSeconds: 30
+  kubectl schedq explain -A --pod-max-backoff 30s`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Explain every pending pod in every namespace")
+	cmd.Flags().StringVarP(&o.Selector, "selector", "l", o.Selector, "Explain the pods matching this label selector")
+	cmd.Flags().StringVar(&o.SchedulerName, "scheduler-name", o.SchedulerName, "The scheduler profile whose pods to explain")
+	cmd.Flags().BoolVar(&o.NoMetrics, "no-metrics", o.NoMetrics, "Do not read the scheduler's metrics (lower confidence)")
+	cmd.Flags().DurationVar(&o.PodInitialBackoff, "pod-initial-backoff", o.PodInitialBackoff, "The scheduler's podInitialBackoffSeconds")
+	cmd.Flags().DurationVar(&o.PodMaxBackoff, "pod-max-backoff", o.PodMaxBackoff, "The scheduler's podMaxBackoffSeconds")
+	cmd.Flags().DurationVar(&o.PodMaxInUnschedulablePods, "pod-max-in-unschedulable-pods", o.PodMaxInUnschedulablePods, "How long a pod may wait in unschedulablePods before the leftover flush retries it")
+	o.metricsFlags.addFlags(cmd)
+	o.printFlags.AddFlags(cmd)
+	// wide is ours, not a printer's.
+	if f := cmd.Flags().Lookup("output"); f != nil {
+		f.Usage = "Output format: wide, " + strings.Join(o.printFlags.AllowedFormats(), ", ")
+	}
+	return cmd
+}
+
+// Complete resolves the namespace, the pods named, the client, the metrics
+// source and the printer.
+func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.podNames = args
+	var err error
+	if o.namespace, _, err = o.getter.ToRawKubeConfigLoader().Namespace(); err != nil {
+		return err
+	}
+	if out := o.output(); out == "wide" {
+		o.wide = true
+	} else if out != "" {
+		p, err := o.printFlags.ToPrinter()
+		if err != nil {
+			return err
+		}
+		o.printObj = p.PrintObj
+	}
+	o.timeout = DefaultScrapeTimeout
+	if o.client != nil { // set by tests
+		return nil
+	}
+	cfg, err := o.getter.ToRESTConfig()
+	if err != nil {
+		return err
+	}
+	if cfg.Timeout > 0 {
+		o.timeout = cfg.Timeout
+	}
+	if o.client, err = kubernetes.NewForConfig(cfg); err != nil {
+		return err
+	}
+	if !o.NoMetrics && o.source == nil {
+		opts := o.metricsFlags.options()
+		opts.KubeConfig = o.getter.ToRawKubeConfigLoader()
+		if o.source, err = metricscrape.Resolve(opts); err != nil {
+			// Not fatal: explain still answers without the metrics.
+			o.source = failedSource{err}
+		}
+	}
+	return nil
+}
+
+func (o *ExplainOptions) output() string {
+	if o.printFlags.OutputFormat == nil {
+		return ""
+	}
+	return *o.printFlags.OutputFormat
+}
+
+// Validate checks flag combinations.
+func (o *ExplainOptions) Validate() error {
+	switch {
+	case len(o.podNames) > 0 && o.Selector != "":
+		return errors.New("pod names and -l/--selector do not go together: name pods, or select them")
+	case len(o.podNames) > 0 && o.AllNamespaces:
+		return errors.New("pod names and -A/--all-namespaces do not go together: a name needs a namespace (-n)")
+	case len(o.podNames) == 0 && o.Selector == "" && !o.AllNamespaces:
+		return errors.New("name pods, or select them with -l SELECTOR, or take every pending pod with -A (see -h)")
+	case o.NoMetrics && o.metricsFlags.named():
+		return errors.New("--no-metrics and --metrics-url/--prometheus-url/--metrics-file do not go together")
+	case o.PodInitialBackoff <= 0:
+		return fmt.Errorf("--pod-initial-backoff=%s: want a positive duration", o.PodInitialBackoff)
+	case o.PodMaxBackoff < o.PodInitialBackoff:
+		return fmt.Errorf("--pod-max-backoff=%s is below --pod-initial-backoff=%s", o.PodMaxBackoff, o.PodInitialBackoff)
+	case o.PodMaxInUnschedulablePods <= 0:
+		return fmt.Errorf("--pod-max-in-unschedulable-pods=%s: want a positive duration", o.PodMaxInUnschedulablePods)
+	}
+	if o.Selector != "" {
+		if _, err := labels.Parse(o.Selector); err != nil {
+			return fmt.Errorf("-l %q: %v", o.Selector, err)
+		}
+	}
+	opts := o.metricsFlags.options()
+	return opts.Validate()
+}
+
+// failedSource remembers why no source could be resolved.
+type failedSource struct{ err error }
+
+func (f failedSource) Scrape(context.Context) (*metricscrape.Snapshot, error) { return nil, f.err }
+func (f failedSource) String() string                                         { return "no source" }
+
+// Run lists the pods and events, scrapes once, infers and prints.
+func (o *ExplainOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ns := o.namespace
+	if o.AllNamespaces {
+		ns = metav1.NamespaceAll
+	}
+	pending := fields.OneTermEqualSelector("spec.nodeName", "").String()
+
+	// 1. The pods to explain.
+	var targets []*corev1.Pod
+	var notFound []string
+	switch {
+	case len(o.podNames) > 0:
+		list, err := o.client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return fmt.Errorf("listing pods in namespace %q: %w", ns, err)
+		}
+		byName := map[string]*corev1.Pod{}
+		for i := range list.Items {
+			byName[list.Items[i].Name] = &list.Items[i]
+		}
+		for _, n := range o.podNames {
+			if p, ok := byName[n]; ok {
+				targets = append(targets, p)
+			} else {
+				notFound = append(notFound, n)
+			}
+		}
+	default:
+		opts := metav1.ListOptions{LabelSelector: o.Selector}
+		if o.Selector == "" {
+			opts.FieldSelector = pending
+		}
+		list, err := o.client.CoreV1().Pods(ns).List(ctx, opts)
+		if err != nil {
+			return fmt.Errorf("listing pods: %w", err)
+		}
+		for i := range list.Items {
+			targets = append(targets, &list.Items[i])
+		}
+	}
+
+	// 2. Every pending pod: the queue metrics count all of them.
+	var warnings []string
+	var all []*corev1.Pod
+	if o.AllNamespaces && o.Selector == "" {
+		all = targets
+	} else {
+		list, err := o.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: pending})
+		switch {
+		case err == nil:
+			for i := range list.Items {
+				all = append(all, &list.Items[i])
+			}
+		case apierrors.IsForbidden(err):
+			warnings = append(warnings, "cannot list pods in all namespaces: placement is reasoned over this namespace's pending pods only")
+			all = append(all, targets...)
+		default:
+			return fmt.Errorf("listing pending pods: %w", err)
+		}
+	}
+
+	// 3. FailedScheduling events.
+	evNS := ns
+	if len(all) > len(targets) {
+		evNS = metav1.NamespaceAll
+	}
+	var events []corev1.Event
+	evList, err := o.client.CoreV1().Events(evNS).List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("reason", explain.FailedSchedulingReason).String()})
+	switch {
+	case err == nil:
+		events = evList.Items
+	case apierrors.IsForbidden(err) && evNS == metav1.NamespaceAll && ns != metav1.NamespaceAll:
+		if evList, err = o.client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("reason", explain.FailedSchedulingReason).String()}); err == nil {
+			events = evList.Items
+		}
+	}
+	if err != nil {
+		warnings = append(warnings, fmt.Sprintf("cannot list events (%v): failures are read from the pods' conditions only", shortError(err)))
+	}
+
+	// 4. One scrape.
+	in := explain.Input{
+		Pods: targets, PendingPods: all, Events: events, SchedulerName: o.SchedulerName,
+		Config: explain.Config{PodInitialBackoff: o.PodInitialBackoff, PodMaxBackoff: o.PodMaxBackoff, PodMaxInUnschedulablePods: o.PodMaxInUnschedulablePods},
+	}
+	if o.NoMetrics {
+		in.MetricsMissing = "--no-metrics"
+	} else {
+		sctx, cancel := context.WithTimeout(ctx, o.timeout)
+		snap, err := o.source.Scrape(sctx)
+		cancel()
+		if err != nil {
+			in.MetricsMissing = shortError(err)
+			warnings = append(warnings, fmt.Sprintf("no scheduler metrics (%s): queue counts unknown, confidence is lower; see 'kubectl schedq status' for the remedy", in.MetricsMissing))
+		} else {
+			in.Metrics = queueMetrics(snap)
+		}
+	}
+	in.Now = o.clock.Now()
+
+	list := NewExplanationList(explain.Infer(in), warnings, notFound, in.Now)
+	for _, w := range warnings {
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+	}
+	if o.printObj != nil {
+		if err := o.printObj(list, o.Out); err != nil {
+			return err
+		}
+	} else if err := PrintExplanations(o.Out, list, o.wide, len(o.podNames) > 0); err != nil {
+		return err
+	}
+	if len(notFound) > 0 {
+		where := fmt.Sprintf("namespace %q", ns)
+		return fmt.Errorf("pod(s) %s not found (looked in %s; use -n NAMESPACE or -A)", strings.Join(quoteAll(notFound), ", "), where)
+	}
+	if len(targets) == 0 && len(o.podNames) == 0 {
+		fmt.Fprintln(o.ErrOut, "no pending pods")
+	}
+	return nil
+}
+
+func quoteAll(l []string) []string {
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+// shortError keeps the first line of an error.
+func shortError(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
+
+func queueMetrics(s *metricscrape.Snapshot) *explain.QueueMetrics {
+	m := &explain.QueueMetrics{Pending: map[string]float64{}, Version: s.Build.GitVersion}
+	for k, v := range s.Pending {
+		m.Pending[k] = v
+	}
+	if on, known := s.GateEnabled("SchedulerPopFromBackoffQ"); known {
+		m.PopFromBackoffQ = &on
+	}
+	return m
+}
+
+// ExplanationList is what explain prints; -o json|yaml prints it as is.
+type ExplanationList struct {
+	metav1.TypeMeta `json:",inline"`
+	Time            metav1.Time           `json:"time"`
+	Items           []explain.Explanation `json:"items"`
+	// Counts is the number of explained pending pods per queue.
+	Counts   map[string]int `json:"counts"`
+	Warnings []string       `json:"warnings,omitempty"`
+	NotFound []string       `json:"notFound,omitempty"`
+}
+
+// ExplanationListAPIVersion and ExplanationListKind identify -o json|yaml output.
+const (
+	ExplanationListAPIVersion = "schedq.kubectl-schedq.io/v1alpha1"
+	ExplanationListKind       = "ExplanationList"
+)
+
+// NewExplanationList wraps explanations for printing, sorted by namespace and name.
+func NewExplanationList(items []explain.Explanation, warnings, notFound []string, now time.Time) *ExplanationList {
+	sort.SliceStable(items, func(i, j int) bool {
+		if items[i].Namespace != items[j].Namespace {
+			return items[i].Namespace < items[j].Namespace
+		}
+		return items[i].Name < items[j].Name
+	})
+	l := &ExplanationList{
+		TypeMeta: metav1.TypeMeta{APIVersion: ExplanationListAPIVersion, Kind: ExplanationListKind},
+		Time:     metav1.NewTime(now), Items: items, Counts: map[string]int{}, Warnings: warnings, NotFound: notFound,
+	}
+	if l.Items == nil {
+		l.Items = []explain.Explanation{}
+	}
+	for _, e := range items {
+		if e.State == explain.StatePending {
+			l.Counts[string(e.Queue)]++
+		}
+	}
+	return l
+}
+
+// DeepCopyObject implements runtime.Object.
+func (l *ExplanationList) DeepCopyObject() runtime.Object {
+	b, _ := json.Marshal(l)
+	out := &ExplanationList{}
+	_ = json.Unmarshal(b, out)
+	return out
+}

@@ -1,0 +1,172 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
+)
+
+// queueTitles are upstream's names for the places a pod can be.
+var queueTitles = map[queue.Location]string{
+	queue.LocationActive:        "activeQ",
+	queue.LocationBackoff:       "backoffQ",
+	queue.LocationErrorBackoff:  "errorBackoffQ",
+	queue.LocationUnschedulable: "unschedulablePods",
+	queue.LocationGated:         "gated",
+	queue.LocationInFlight:      "in flight",
+	queue.LocationUnknown:       "unknown",
+}
+
+func queueTitle(l queue.Location) string {
+	if t, ok := queueTitles[l]; ok {
+		return t
+	}
+	return string(l)
+}
+
+// PrintExplanations prints the list: in detail when pods were named, else one
+// line per pod and a count per queue.
+func PrintExplanations(w io.Writer, l *ExplanationList, wide, detailed bool) error {
+	if detailed {
+		for i, e := range l.Items {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			printDetail(w, e, l.Time.Time)
+		}
+		return nil
+	}
+	if len(l.Items) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	header := "NAMESPACE\tNAME\tQUEUE\tCONFIDENCE\tATTEMPTS\tSUMMARY"
+	if wide {
+		header = "NAMESPACE\tNAME\tQUEUE\tCONFIDENCE\tATTEMPTS\tPRIORITY\tNEXT RETRY\tTRIGGERS\tSUMMARY"
+	}
+	fmt.Fprintln(tw, header)
+	for _, e := range l.Items {
+		q := queueTitle(e.Queue)
+		conf := fmt.Sprintf("%.0f%%", 100*e.Confidence)
+		if e.State != explain.StatePending {
+			q, conf = strings.ToLower(string(e.State)), "-"
+		}
+		if wide {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", e.Namespace, e.Name, q, conf, e.Attempts, e.Priority,
+				retryWindow(e.NextRetry, l.Time.Time), triggers(e.NextRetry, 3), e.Summary)
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", e.Namespace, e.Name, q, conf, e.Attempts, e.Summary)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	var parts []string
+	for _, loc := range []queue.Location{queue.LocationActive, queue.LocationInFlight, queue.LocationBackoff, queue.LocationErrorBackoff, queue.LocationUnschedulable, queue.LocationGated, queue.LocationUnknown} {
+		if n := l.Counts[string(loc)]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", queueTitle(loc), n))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "none pending")
+	}
+	fmt.Fprintf(w, "%d pod(s): %s\n", len(l.Items), strings.Join(parts, ", "))
+	return nil
+}
+
+func printDetail(w io.Writer, e explain.Explanation, now time.Time) {
+	if e.State != explain.StatePending {
+		fmt.Fprintf(w, "%s/%s: %s\n", e.Namespace, e.Name, e.Summary)
+		return
+	}
+	fmt.Fprintf(w, "%s/%s: %s (%.0f%% sure)\n", e.Namespace, e.Name, queueTitle(e.Queue), 100*e.Confidence)
+	fmt.Fprintf(w, "  %s\n", e.Summary)
+	if len(e.Alternatives) > 0 {
+		var alts []string
+		for _, a := range e.Alternatives {
+			alts = append(alts, fmt.Sprintf("%s %.0f%%", queueTitle(a.Queue), 100*a.Probability))
+		}
+		fmt.Fprintf(w, "  or:        %s\n", strings.Join(alts, ", "))
+	}
+	for i, r := range e.Reasons {
+		label := "  why:       "
+		if i > 0 {
+			label = "             "
+		}
+		fmt.Fprintf(w, "%s%s\n", label, r)
+	}
+	if e.LastFailure != nil {
+		fmt.Fprintf(w, "  failures:  %d seen, last %s (%s ago), %s\n", e.LastFailure.Count, e.LastFailure.Time.Local().Format("15:04:05"), shortDur(now.Sub(e.LastFailure.Time)), e.LastFailure.Kind)
+	}
+	if e.NextRetry != nil {
+		fmt.Fprintf(w, "  next try:  %s\n", retryWindow(e.NextRetry, now))
+		if t := triggers(e.NextRetry, 0); t != "" {
+			fmt.Fprintf(w, "  on events: %s\n", t)
+		}
+		if e.NextRetry.Note != "" {
+			fmt.Fprintf(w, "  note:      %s\n", e.NextRetry.Note)
+		}
+	}
+	for i, ev := range e.Evidence {
+		label := "  evidence:  "
+		if i > 0 {
+			label = "             "
+		}
+		fmt.Fprintf(w, "%s%s\n", label, ev)
+	}
+}
+
+// retryWindow renders the next-retry window relative to now.
+func retryWindow(nr *explain.NextRetry, now time.Time) string {
+	if nr == nil {
+		return "-"
+	}
+	rel := func(t time.Time) string {
+		if !t.After(now) {
+			return "now"
+		}
+		return "in " + shortDur(t.Sub(now))
+	}
+	switch {
+	case nr.Earliest == nil && nr.Latest == nil && nr.Note != "":
+		return nr.Note
+	case nr.Earliest == nil && nr.Latest == nil:
+		return "when a trigger event happens"
+	case nr.Earliest == nil:
+		return "on a trigger event, at the latest " + rel(*nr.Latest)
+	case nr.Latest == nil:
+		return "from " + rel(*nr.Earliest)
+	case nr.Earliest.Equal(*nr.Latest):
+		return rel(*nr.Earliest)
+	default:
+		return rel(*nr.Earliest) + " to " + rel(*nr.Latest)
+	}
+}
+
+func triggers(nr *explain.NextRetry, most int) string {
+	if nr == nil || len(nr.Triggers) == 0 {
+		return ""
+	}
+	t := nr.Triggers
+	if most > 0 && len(t) > most {
+		return strings.Join(t[:most], ",") + fmt.Sprintf(",+%d", len(t)-most)
+	}
+	return strings.Join(t, ", ")
+}
+
+func shortDur(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	default:
+		return d.Round(time.Second).String()
+	}
+}
