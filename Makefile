@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/kubectl-schedq/kubectl-schedq/pkg/cmd.version=$(VERSION)
 FUZZTIME  ?= 30s
 
-.PHONY: all build build-perf test test-root test-perf bench fuzz lint difftest upstreamqueue tidy-check clean
+.PHONY: all build build-perf test test-root test-perf bench fuzz lint difftest upstreamqueue etcd upstream-workloads tidy-check clean
 
 all: build
 
@@ -20,8 +20,19 @@ test: test-root test-perf ## every test: unit, fuzz seeds, differential, integra
 test-root:
 	$(GO) test -count=1 ./...
 
-test-perf: upstreamqueue
-	cd perf && $(GO) test -count=1 -timeout 30m ./...
+test-perf: upstreamqueue etcd
+	cd perf && PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -timeout 30m ./...
+
+# Upstream's scheduler_perf harness starts an etcd process per workload and
+# looks for it on PATH. `go install` cannot build etcd inside a module with
+# replace directives, so perf/hack/etcd wraps etcdmain at the version
+# perf/go.mod resolves.
+etcd: ## etcd from Go modules → bin/etcd (for upstream's scheduler_perf harness)
+	cd perf && $(GO) build -trimpath -o ../$(BIN)/etcd ./hack/etcd
+
+upstream-workloads: etcd ## workloads/ through upstream's scheduler_perf, gate on and off (integration-test sizes; LABELS=performance for the big ones)
+	cd perf && PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -timeout 3h -run '^$$' -bench BenchmarkWorkloadsUpstream -benchtime 1x ./upstreamcompat/ \
+	  -args -perf-scheduling-label-filter=$(or $(LABELS),integration-test) -data-items-dir=$(CURDIR)/perf/out/upstreamcompat
 
 # perf/difftest drives a copy of upstream's pkg/scheduler/backend/queue made
 # from the module cache at build time (gitignored, never committed); every
