@@ -240,11 +240,52 @@ type failedSource struct{ err error }
 func (f failedSource) Scrape(context.Context) (*metricscrape.Snapshot, error) { return nil, f.err }
 func (f failedSource) String() string                                         { return "no source" }
 
-// Run lists the pods and events, scrapes once, infers and prints.
+// Gathered is what explain reads from the cluster: the input of
+// explain.Infer, and what the reading itself found out.
+type Gathered struct {
+	Input explain.Input
+	// Warnings say what could not be read, and what that costs.
+	Warnings []string
+	// NotFound are the pods named on the command line that do not exist.
+	NotFound []string
+}
+
+// Run gathers, infers and prints.
 func (o *ExplainOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	g, err := o.Gather(ctx)
+	if err != nil {
+		return err
+	}
+	in, warnings, notFound := g.Input, g.Warnings, g.NotFound
+
+	list := NewExplanationList(explain.Infer(in), warnings, notFound, in.Now)
+	for _, w := range warnings {
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+	}
+	if o.printObj != nil {
+		if err := o.printObj(list, o.Out); err != nil {
+			return err
+		}
+	} else if err := PrintExplanations(o.Out, list, o.wide, len(o.podNames) > 0); err != nil {
+		return err
+	}
+	if len(notFound) > 0 {
+		where := fmt.Sprintf("namespace %q", o.namespace)
+		return fmt.Errorf("pod(s) %s not found (looked in %s; use -n NAMESPACE or -A)", strings.Join(quoteAll(notFound), ", "), where)
+	}
+	if len(in.Pods) == 0 && len(o.podNames) == 0 {
+		fmt.Fprintln(o.ErrOut, "no pending pods")
+	}
+	return nil
+}
+
+// Gather lists the pods and events and scrapes the scheduler once: a fixed
+// number of calls, whatever the number of pods. Input.Now is the time the
+// last of them answered.
+func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	ns := o.namespace
 	if o.AllNamespaces {
 		ns = metav1.NamespaceAll
@@ -258,7 +299,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	case len(o.podNames) > 0:
 		list, err := o.client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return fmt.Errorf("listing pods in namespace %q: %w", ns, err)
+			return nil, fmt.Errorf("listing pods in namespace %q: %w", ns, err)
 		}
 		byName := map[string]*corev1.Pod{}
 		for i := range list.Items {
@@ -278,7 +319,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		}
 		list, err := o.client.CoreV1().Pods(ns).List(ctx, opts)
 		if err != nil {
-			return fmt.Errorf("listing pods: %w", err)
+			return nil, fmt.Errorf("listing pods: %w", err)
 		}
 		for i := range list.Items {
 			targets = append(targets, &list.Items[i])
@@ -301,7 +342,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 			warnings = append(warnings, "cannot list pods in all namespaces: placement is reasoned over this namespace's pending pods only")
 			all = append(all, targets...)
 		default:
-			return fmt.Errorf("listing pending pods: %w", err)
+			return nil, fmt.Errorf("listing pending pods: %w", err)
 		}
 	}
 
@@ -343,26 +384,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		}
 	}
 	in.Now = o.clock.Now()
-
-	list := NewExplanationList(explain.Infer(in), warnings, notFound, in.Now)
-	for _, w := range warnings {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
-	}
-	if o.printObj != nil {
-		if err := o.printObj(list, o.Out); err != nil {
-			return err
-		}
-	} else if err := PrintExplanations(o.Out, list, o.wide, len(o.podNames) > 0); err != nil {
-		return err
-	}
-	if len(notFound) > 0 {
-		where := fmt.Sprintf("namespace %q", ns)
-		return fmt.Errorf("pod(s) %s not found (looked in %s; use -n NAMESPACE or -A)", strings.Join(quoteAll(notFound), ", "), where)
-	}
-	if len(targets) == 0 && len(o.podNames) == 0 {
-		fmt.Fprintln(o.ErrOut, "no pending pods")
-	}
-	return nil
+	return &Gathered{Input: in, Warnings: warnings, NotFound: notFound}, nil
 }
 
 func quoteAll(l []string) []string {
