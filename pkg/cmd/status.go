@@ -114,8 +114,8 @@ Each scrape gives up after --request-timeout (30s when it is 0).`,
   # A managed cluster, through the Prometheus server that scrapes its scheduler
   kubectl schedq status --prometheus-url http://prometheus.example:9090 --prometheus-selector 'job="kube-scheduler"'
 
-  # A saved exposition, e.g. attached to a bug report
-  kubectl get --raw /metrics --server https://127.0.0.1:10259 > scheduler.prom
+  # A saved exposition, e.g. attached to a bug report (saved on a control-plane
+  # node with: curl -sk -H "Authorization: Bearer $TOKEN" https://127.0.0.1:10259/metrics)
   kubectl schedq status --metrics-file scheduler.prom
 
   # Machine-readable
