@@ -536,3 +536,26 @@ func TestNewCmdStatus(t *testing.T) {
 		})
 	}
 }
+
+func TestStatusOptions_Complete_requestTimeout(t *testing.T) {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: "https://127.0.0.1:6443"}
+	cfg.AuthInfos["u"] = &clientcmdapi.AuthInfo{Token: "t"}
+	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
+	cfg.CurrentContext = "c"
+	for _, tc := range []struct {
+		flag string
+		want time.Duration
+	}{{"5s", 5 * time.Second}, {"0", DefaultScrapeTimeout}} {
+		streams, _, _, _ := genericiooptions.NewTestIOStreams()
+		getter := genericclioptions.NewTestConfigFlags().WithClientConfig(clientcmd.NewDefaultClientConfig(*cfg, &clientcmd.ConfigOverrides{Timeout: tc.flag}))
+		o := NewStatusOptions(getter, streams)
+		o.MetricsFile = filepath.Join(recordedDir, "v1.36-idle.prom")
+		if err := o.Complete(nil); err != nil {
+			t.Fatal(err)
+		}
+		if o.timeout != tc.want {
+			t.Errorf("--request-timeout=%s: timeout %s, want %s", tc.flag, o.timeout, tc.want)
+		}
+	}
+}
