@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -114,10 +115,10 @@ with the queue's own rules (backoff formula, one-second windows,
 PopFromBackoffQ, the 5-minute leftover flush) and says how sure it is: where
 the evidence cannot tell two queues apart, it says so.
 
-It only reads: pods, events, and the scheduler's metrics (found like
+It only reads: pods, events, nodes, and the scheduler's metrics (found like
 'kubectl schedq status' finds them). Without the metrics it still answers,
 with lower confidence, and says what is missing. It makes the same few API
-calls whatever the number of pods.`,
+calls whatever the number of pods, all at once.`,
 		Example: `  # One pod
   kubectl schedq explain web-7d9f -n shop
 
@@ -282,28 +283,82 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// Gather lists the pods and events and scrapes the scheduler once: a fixed
-// number of calls, whatever the number of pods. Input.Now is the time the
-// last of them answered.
+// Gather lists the pods, the events and the nodes and scrapes the scheduler
+// once, all at the same time: a fixed number of calls whatever the number of
+// pods, answered as nearly at one instant as they can be. Input.Now is the
+// time the last of them answered.
 func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	ns := o.namespace
 	if o.AllNamespaces {
 		ns = metav1.NamespaceAll
 	}
 	pending := fields.OneTermEqualSelector("spec.nodeName", "").String()
+	failed := fields.OneTermEqualSelector("reason", explain.FailedSchedulingReason).String()
+	// Every pending pod counts (the queue metrics count all of them): with a
+	// name or a selector, they are listed besides the targets.
+	listAll := !o.AllNamespaces || o.Selector != ""
+
+	var (
+		wg                                      sync.WaitGroup
+		targetList, allList                     *corev1.PodList
+		evList                                  *corev1.EventList
+		nodeList                                *corev1.NodeList
+		snap                                    *metricscrape.Snapshot
+		targetErr, allErr, evErr, nodeErr, sErr error
+	)
+	run := func(f func()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f()
+		}()
+	}
+	run(func() {
+		opts := metav1.ListOptions{}
+		if len(o.podNames) == 0 {
+			opts.LabelSelector = o.Selector
+			if o.Selector == "" {
+				opts.FieldSelector = pending
+			}
+		}
+		targetList, targetErr = o.client.CoreV1().Pods(ns).List(ctx, opts)
+	})
+	if listAll {
+		run(func() {
+			allList, allErr = o.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: pending})
+		})
+	}
+	run(func() {
+		evList, evErr = o.client.CoreV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: failed})
+		if apierrors.IsForbidden(evErr) && ns != metav1.NamespaceAll {
+			evList, evErr = o.client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: failed})
+		}
+	})
+	run(func() {
+		nodeList, nodeErr = o.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	})
+	if !o.NoMetrics {
+		run(func() {
+			sctx, cancel := context.WithTimeout(ctx, o.timeout)
+			defer cancel()
+			snap, sErr = o.source.Scrape(sctx)
+		})
+	}
+	wg.Wait()
 
 	// 1. The pods to explain.
 	var targets []*corev1.Pod
 	var notFound []string
-	switch {
-	case len(o.podNames) > 0:
-		list, err := o.client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("listing pods in namespace %q: %w", ns, err)
+	if targetErr != nil {
+		if len(o.podNames) > 0 {
+			return nil, fmt.Errorf("listing pods in namespace %q: %w", ns, targetErr)
 		}
+		return nil, fmt.Errorf("listing pods: %w", targetErr)
+	}
+	if len(o.podNames) > 0 {
 		byName := map[string]*corev1.Pod{}
-		for i := range list.Items {
-			byName[list.Items[i].Name] = &list.Items[i]
+		for i := range targetList.Items {
+			byName[targetList.Items[i].Name] = &targetList.Items[i]
 		}
 		for _, n := range o.podNames {
 			if p, ok := byName[n]; ok {
@@ -312,76 +367,61 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 				notFound = append(notFound, n)
 			}
 		}
-	default:
-		opts := metav1.ListOptions{LabelSelector: o.Selector}
-		if o.Selector == "" {
-			opts.FieldSelector = pending
-		}
-		list, err := o.client.CoreV1().Pods(ns).List(ctx, opts)
-		if err != nil {
-			return nil, fmt.Errorf("listing pods: %w", err)
-		}
-		for i := range list.Items {
-			targets = append(targets, &list.Items[i])
+	} else {
+		for i := range targetList.Items {
+			targets = append(targets, &targetList.Items[i])
 		}
 	}
 
-	// 2. Every pending pod: the queue metrics count all of them.
+	// 2. Every pending pod.
 	var warnings []string
-	var all []*corev1.Pod
-	if o.AllNamespaces && o.Selector == "" {
-		all = targets
-	} else {
-		list, err := o.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: pending})
+	all := targets
+	if listAll {
 		switch {
-		case err == nil:
-			for i := range list.Items {
-				all = append(all, &list.Items[i])
+		case allErr == nil:
+			all = nil
+			for i := range allList.Items {
+				all = append(all, &allList.Items[i])
 			}
-		case apierrors.IsForbidden(err):
+		case apierrors.IsForbidden(allErr):
 			warnings = append(warnings, "cannot list pods in all namespaces: placement is reasoned over this namespace's pending pods only")
-			all = append(all, targets...)
 		default:
-			return nil, fmt.Errorf("listing pending pods: %w", err)
+			return nil, fmt.Errorf("listing pending pods: %w", allErr)
 		}
 	}
 
 	// 3. FailedScheduling events.
-	evNS := ns
-	if len(all) > len(targets) {
-		evNS = metav1.NamespaceAll
-	}
 	var events []corev1.Event
-	evList, err := o.client.CoreV1().Events(evNS).List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("reason", explain.FailedSchedulingReason).String()})
-	switch {
-	case err == nil:
+	if evErr == nil {
 		events = evList.Items
-	case apierrors.IsForbidden(err) && evNS == metav1.NamespaceAll && ns != metav1.NamespaceAll:
-		if evList, err = o.client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("reason", explain.FailedSchedulingReason).String()}); err == nil {
-			events = evList.Items
-		}
-	}
-	if err != nil {
-		warnings = append(warnings, fmt.Sprintf("cannot list events (%v): failures are read from the pods' conditions only", shortError(err)))
+	} else {
+		warnings = append(warnings, fmt.Sprintf("cannot list events (%v): failures are read from the pods' conditions only", shortError(evErr)))
 	}
 
-	// 4. One scrape.
+	// 4. Nodes: the ones added since a pod failed may have moved it on.
+	var nodes []*corev1.Node
+	if nodeErr == nil {
+		nodes = make([]*corev1.Node, 0, len(nodeList.Items))
+		for i := range nodeList.Items {
+			nodes = append(nodes, &nodeList.Items[i])
+		}
+	} else {
+		warnings = append(warnings, fmt.Sprintf("cannot list nodes (%v): nodes added since a pod failed are not seen", shortError(nodeErr)))
+	}
+
+	// 5. The scrape.
 	in := explain.Input{
-		Pods: targets, PendingPods: all, Events: events, SchedulerName: o.SchedulerName,
+		Pods: targets, PendingPods: all, Events: events, Nodes: nodes, SchedulerName: o.SchedulerName,
 		Config: explain.Config{PodInitialBackoff: o.PodInitialBackoff, PodMaxBackoff: o.PodMaxBackoff, PodMaxInUnschedulablePods: o.PodMaxInUnschedulablePods},
 	}
-	if o.NoMetrics {
+	switch {
+	case o.NoMetrics:
 		in.MetricsMissing = "--no-metrics"
-	} else {
-		sctx, cancel := context.WithTimeout(ctx, o.timeout)
-		snap, err := o.source.Scrape(sctx)
-		cancel()
-		if err != nil {
-			in.MetricsMissing = shortError(err)
-			warnings = append(warnings, fmt.Sprintf("no scheduler metrics (%s): queue counts unknown, confidence is lower; see 'kubectl schedq status' for the remedy", in.MetricsMissing))
-		} else {
-			in.Metrics = queueMetrics(snap)
-		}
+	case sErr != nil:
+		in.MetricsMissing = shortError(sErr)
+		warnings = append(warnings, fmt.Sprintf("no scheduler metrics (%s): queue counts unknown, confidence is lower; see 'kubectl schedq status' for the remedy", in.MetricsMissing))
+	default:
+		in.Metrics = queueMetrics(snap)
 	}
 	in.Now = o.clock.Now()
 	return &Gathered{Input: in, Warnings: warnings, NotFound: notFound}, nil

@@ -52,6 +52,10 @@ type Input struct {
 	PendingPods []*corev1.Pod
 	// Events are FailedScheduling events (core/v1 view), any namespace.
 	Events []corev1.Event
+	// Nodes are the cluster's nodes; nil when they could not be listed.
+	// A node created after a pod's last failure may have moved the pod out
+	// of unschedulablePods.
+	Nodes []*corev1.Node
 	// Metrics is nil when the scheduler's metrics could not be read;
 	// MetricsMissing then says why.
 	Metrics        *QueueMetrics
