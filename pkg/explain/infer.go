@@ -37,8 +37,8 @@ type podFacts struct {
 	evidence []string
 	// category decides placement.
 	category category
-	// readyAt is when an error pod's backoff completes.
-	backoffExpiry time.Time
+	// cycle is where an error pod is in its retry cycle.
+	cycle *errorCycle
 }
 
 type category int
@@ -65,6 +65,7 @@ func Infer(in Input) []Explanation {
 		pfb, pfbKnown = *in.Metrics.PopFromBackoffQ, true
 	}
 	events := indexEvents(in.Events)
+	activeEmpty := in.Metrics != nil && in.Metrics.Pending[queue.LabelActive] == 0
 
 	all := in.PendingPods
 	if all == nil {
@@ -77,7 +78,7 @@ func Infer(in Input) []Explanation {
 		if f, ok := facts[k]; ok {
 			return f
 		}
-		f := observePod(p, events[k], schedulerName, in.Now, in.Config, pfb)
+		f := observePod(p, events[k], schedulerName, in.Now, in.Config, pfb, activeEmpty)
 		facts[k] = f
 		order = append(order, f)
 		return f
@@ -104,6 +105,10 @@ type eventSummary struct {
 	count       int
 	message     string
 	uid         string
+	// series: an events.k8s.io series (count ≥ 2). Its count and last time
+	// are written when the second failure is recorded and then only every
+	// 30 minutes: later failures of the series are out of sight.
+	series bool
 }
 
 func indexEvents(evs []corev1.Event) map[string][]eventSummary {
@@ -125,6 +130,7 @@ func indexEvents(evs []corev1.Event) map[string][]eventSummary {
 				s.count = int(e.Series.Count)
 			}
 			s.last = maxTime(s.last, e.Series.LastObservedTime.Time)
+			s.series = true
 		}
 		k := e.InvolvedObject.Namespace + "/" + e.InvolvedObject.Name
 		out[k] = append(out[k], s)
@@ -155,7 +161,10 @@ func podScheduledCondition(p *corev1.Pod) *corev1.PodCondition {
 	return nil
 }
 
-func observePod(p *corev1.Pod, evs []eventSummary, schedulerName string, now time.Time, cfg Config, pfb bool) *podFacts {
+// observePod reads what is visible of one pod. activeEmpty says the metrics
+// show an empty activeQ: a pod whose backoff completed cannot be waiting
+// there.
+func observePod(p *corev1.Pod, evs []eventSummary, schedulerName string, now time.Time, cfg Config, pfb, activeEmpty bool) *podFacts {
 	f := &podFacts{pod: p, state: StatePending, category: catNotPending}
 	switch {
 	case p.DeletionTimestamp != nil:
@@ -189,10 +198,12 @@ func observePod(p *corev1.Pod, evs []eventSummary, schedulerName string, now tim
 	// times and the (lagging) count.
 	cond := podScheduledCondition(p)
 	var fail *Failure
+	var mine []eventSummary
 	for _, e := range evs {
 		if e.uid != "" && p.UID != "" && e.uid != string(p.UID) {
 			continue // an earlier pod of the same name
 		}
+		mine = append(mine, e)
 		if fail == nil {
 			fail = &Failure{FirstTime: e.first, Message: e.message}
 		}
@@ -202,6 +213,20 @@ func observePod(p *corev1.Pod, evs []eventSummary, schedulerName string, now tim
 			fail.Time = e.last
 			fail.Message = e.message
 		}
+	}
+	// The latest events: how many errors in a row (the error backoff counts
+	// them; a rejection by plugins resets it), and whether the latest event
+	// is a series, whose later failures are out of sight.
+	sort.SliceStable(mine, func(i, j int) bool { return mine[i].last.Before(mine[j].last) })
+	consecutiveErrors, lagging := 0, false
+	if n := len(mine); n > 0 {
+		lagging = mine[n-1].series
+	}
+	for i := len(mine) - 1; i >= 0; i-- {
+		if _, isFit := ParseFitError(mine[i].message); isFit {
+			break
+		}
+		consecutiveErrors += mine[i].count
 	}
 	if fail != nil {
 		f.evidence = append(f.evidence, fmt.Sprintf("%d FailedScheduling event(s), last at %s", fail.Count, fail.Time.Format(time.RFC3339)))
@@ -227,8 +252,12 @@ func observePod(p *corev1.Pod, evs []eventSummary, schedulerName string, now tim
 	case cond != nil && cond.Reason == reasonSchedulerError, !isFit:
 		// No rejector plugins: the error backoff heap, never popped early.
 		fail.Kind = FailureError
-		f.backoffExpiry = queue.BackoffExpiry(fail.Time, 0, fail.Count, cfg.PodInitialBackoff, cfg.PodMaxBackoff, pfb)
-		if queue.BackingOff(f.backoffExpiry, now, pfb) {
+		f.cycle = extrapolateErrors(fail.Time, max(consecutiveErrors, 1), lagging || activeEmpty, now, cfg, pfb)
+		if f.cycle.hidden > 0 {
+			f.evidence = append(f.evidence, fmt.Sprintf("the event series hides later failures: %d more estimated from the error backoff's rhythm, the last at about %s",
+				f.cycle.hidden, f.cycle.lastFailure.Format(time.RFC3339)))
+		}
+		if f.cycle.backingOff {
 			f.category = catErrorBackingOff
 		} else {
 			f.category = catReady
@@ -315,6 +344,9 @@ func priority(p *corev1.Pod) int32 {
 
 // readySince is the activeQ timestamp: creation, or the last failure.
 func readySince(f *podFacts) time.Time {
+	if f.cycle != nil {
+		return f.cycle.lastFailure
+	}
 	if f.failure != nil {
 		return f.failure.Time
 	}
@@ -375,10 +407,18 @@ func explain(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explanatio
 			e.Confidence = 0.3
 			e.Alternatives = []Alternative{{queue.LocationActive, 0.7}}
 		}
-		earliest, latest := queue.BackoffCompletionWindow(f.backoffExpiry, pfb)
+		c := f.cycle
+		e.Attempts = max(e.Attempts, f.failure.Count+c.hidden)
+		if c.hidden > 0 {
+			// Each inferred cycle may have slipped (a busy activeQ delays a
+			// pop by whole seconds).
+			e.Confidence = max(0.6, e.Confidence-0.01*float64(c.hidden))
+			e.Alternatives = append(e.Alternatives, Alternative{queue.LocationInFlight, 1 - e.Confidence})
+		}
+		earliest, latest := c.popEarliest, c.popLatest
 		e.Summary = fmt.Sprintf("failed with an error; backing off in errorBackoffQ until %s (never popped early)", earliest.Format(time.RFC3339))
 		e.Reasons = []string{f.failure.Message}
-		e.NextRetry = &NextRetry{Earliest: &earliest, Latest: &latest, Note: "error backoff: " + backoffNote(f.failure.Count, in.Config)}
+		e.NextRetry = &NextRetry{Earliest: &earliest, Latest: &latest, Note: "error backoff: " + backoffNote(c.failures, in.Config)}
 		add(metricsNote)
 	case catReady:
 		if pl.inFlight[f] {
@@ -396,6 +436,9 @@ func explain(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explanatio
 		if f.failure != nil {
 			e.Reasons = []string{f.failure.Message}
 			e.Summary += "; its error backoff has completed"
+			if f.cycle != nil {
+				e.Attempts = max(e.Attempts, f.failure.Count+f.cycle.hidden)
+			}
 		} else {
 			e.Reasons = []string{"not tried yet"}
 		}

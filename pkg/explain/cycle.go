@@ -1,0 +1,98 @@
+package explain
+
+import (
+	"time"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
+)
+
+// popToFailure is how long a pod popped after its backoff typically takes to
+// fail again (a scheduling cycle and, for a binding error, the API call);
+// maxPopToFailure bounds it where it is used to place the flush that popped
+// a pod.
+const (
+	popToFailure    = 100 * time.Millisecond
+	maxPopToFailure = 250 * time.Millisecond
+)
+
+// maxHiddenCycles bounds the extrapolation (10 s cycles for a day).
+const maxHiddenCycles = 10000
+
+// errorCycle is where a pod failing with errors is in its retry cycle:
+// failures put it in the error backoff heap, the backoff flush moves it to
+// activeQ when its backoff completes, it is popped and fails again.
+type errorCycle struct {
+	// failures is the number of consecutive errors, visible and hidden.
+	failures int
+	// hidden are the failures after the last visible one, inferred.
+	hidden int
+	// lastFailure is when the latest failure happened (estimated when
+	// hidden).
+	lastFailure time.Time
+	// popEarliest and popLatest bound the next pop (or the current one,
+	// when the pod is being retried).
+	popEarliest, popLatest time.Time
+	// backingOff: now is before popEarliest.
+	backingOff bool
+}
+
+// extrapolateErrors follows an error pod's retries from its last visible
+// failure (at last, the count-th error in a row) to now.
+//
+// The error backoff flush runs every second — on whole seconds with
+// PopFromBackoffQ, at a fixed phase without — so a pod whose backoff
+// completed is popped at a flush tick and, failing again a few milliseconds
+// later, completes its next backoff (a whole number of seconds) just before
+// a tick: each cycle lasts its backoff plus one second, and the pops stay on
+// the tick grid. Without PopFromBackoffQ the grid's phase is known from a
+// failure that followed such a pop (count ≥ 2); otherwise the pop may be
+// anywhere in a one-second window.
+//
+// When extrapolate is false, the events are taken to be current: a further
+// failure would have been recorded as a new event or a new series, so a pod
+// past its pop is taken to be being retried still (in flight, or waiting in
+// activeQ). When it is true — the last event is a series, whose later
+// failures are not written, or activeQ is empty, so the pod cannot be
+// waiting there and its next failure's event is late — the cycle is
+// extrapolated past the last visible failure.
+func extrapolateErrors(last time.Time, count int, extrapolate bool, now time.Time, cfg Config, pfb bool) *errorCycle {
+	c := &errorCycle{failures: count, lastFailure: last}
+	backoff := func(n int) time.Duration {
+		return queue.CalculateBackoffDuration(cfg.PodInitialBackoff, cfg.PodMaxBackoff, n)
+	}
+	var lo, hi time.Time
+	if pfb || count < 2 {
+		lo, hi = queue.BackoffCompletionWindow(queue.BackoffExpiry(last, 0, count, cfg.PodInitialBackoff, cfg.PodMaxBackoff, pfb), pfb)
+	} else {
+		// The failure came a little after the tick that popped it (at most
+		// maxPopToFailure): the tick after its backoff is as much before
+		// the tick after last + backoff.
+		hi = nextTick(last, last.Add(backoff(count)))
+		lo = hi.Add(-maxPopToFailure)
+	}
+	for i := 0; extrapolate && i < maxHiddenCycles; i++ {
+		if now.Before(hi.Add(popToFailure)) {
+			break
+		}
+		// Popped in [lo, hi] and failed again, out of sight.
+		c.failures++
+		c.hidden++
+		c.lastFailure = lo.Add(popToFailure)
+		if pfb {
+			lo, hi = queue.BackoffCompletionWindow(queue.BackoffExpiry(c.lastFailure, 0, c.failures, cfg.PodInitialBackoff, cfg.PodMaxBackoff, pfb), pfb)
+		} else {
+			d := nextTick(lo, lo.Add(popToFailure+backoff(c.failures))).Sub(lo)
+			lo, hi = lo.Add(d), hi.Add(d)
+		}
+	}
+	c.popEarliest, c.popLatest = lo, hi
+	c.backingOff = now.Before(lo)
+	return c
+}
+
+// nextTick is the first tick after t of a one-second flush that ticked at
+// grid.
+func nextTick(grid, t time.Time) time.Time {
+	n := t.Sub(grid)/queue.BackoffQFlushInterval + 1
+	return grid.Add(n * queue.BackoffQFlushInterval)
+}
