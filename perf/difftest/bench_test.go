@@ -14,28 +14,45 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace/tracegen"
 )
 
-// benchOptions shapes the large trace: 1,000,000 operations over more than
-// 100,000 pods, most of them scheduled on their first attempt, some failing
-// (with errors, pending plugins and events during flight), a few gated.
-var benchOptions = tracegen.Options{
-	Ops:             1_000_000,
-	MaxInFlight:     16,
-	PopFromBackoffQ: true,
-	Config:          &trace.Config{PopFromBackoffQ: true, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 10, PodMaxInUnschedulablePodsSeconds: 300},
-	Plugins:         []string{"NodeAffinity", "NodeResourcesFit", "TaintToleration", "VolumeBinding"},
-	Gated:           0.02,
-	Weights:         &tracegen.Weights{Add: 120, Pop: 330, Fail: 100, Done: 330, Event: 10, Activate: 5, Ungate: 5, Delete: 10},
-	Time:            &tracegen.Time{Small: 99, Medium: 1},
+// A benchCase is one large trace, generated once per process (generating is
+// not measured): 1,000,000 operations over more than 100,000 pods, most
+// scheduled on their first attempt, some failing (with errors, pending
+// plugins and events during flight), a few gated.
+type benchCase struct {
+	name  string
+	opts  tracegen.Options
+	trace func() *trace.Trace
 }
 
 const benchSeed = 1
 
-// benchTrace is generated once per process; generating is not measured.
-var benchTrace = sync.OnceValue(func() *trace.Trace { return tracegen.Generate(benchSeed, benchOptions) })
+func newBenchCase(name string, w tracegen.Weights) *benchCase {
+	c := &benchCase{name: name, opts: tracegen.Options{
+		Ops:             1_000_000,
+		MaxInFlight:     16,
+		PopFromBackoffQ: true,
+		Config:          &trace.Config{PopFromBackoffQ: true, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 10, PodMaxInUnschedulablePodsSeconds: 300},
+		Plugins:         []string{"NodeAffinity", "NodeResourcesFit", "TaintToleration", "VolumeBinding"},
+		Gated:           0.02,
+		Weights:         &w,
+		Time:            &tracegen.Time{Small: 99, Medium: 1},
+	}}
+	c.trace = sync.OnceValue(func() *trace.Trace { return tracegen.Generate(benchSeed, c.opts) })
+	return c
+}
 
-func largeTrace(b *testing.B) *trace.Trace {
+var benchCases = []*benchCase{
+	// churn: pods are scheduled about as fast as they arrive; the queue
+	// stays shallow (tens of pods), so per-operation overhead dominates.
+	newBenchCase("churn", tracegen.Weights{Add: 120, Pop: 330, Fail: 100, Done: 330, Event: 10, Activate: 5, Ungate: 5, Delete: 10}),
+	// backlog: pods arrive faster than they are scheduled; activeQ grows to
+	// about 166,000 pods, so heap depth counts.
+	newBenchCase("backlog", tracegen.Weights{Add: 200, Pop: 200, Fail: 50, Done: 110, Event: 4, Activate: 5, Ungate: 5, Delete: 5}),
+}
+
+func (c *benchCase) large(b *testing.B) *trace.Trace {
 	b.Helper()
-	tr := benchTrace()
+	tr := c.trace()
 	pods := map[string]bool{}
 	for _, op := range tr.Ops {
 		if op.Kind == trace.OpAdd {
@@ -43,7 +60,7 @@ func largeTrace(b *testing.B) *trace.Trace {
 		}
 	}
 	if len(tr.Ops) < 1_000_000 || len(pods) < 100_000 {
-		b.Fatalf("the large trace has %d ops and %d pods, want ≥ 1,000,000 and ≥ 100,000", len(tr.Ops), len(pods))
+		b.Fatalf("the %s trace has %d ops and %d pods, want ≥ 1,000,000 and ≥ 100,000", c.name, len(tr.Ops), len(pods))
 	}
 	return tr
 }
@@ -93,79 +110,98 @@ func reportOps(b *testing.B, ops int, c cost) {
 	}
 }
 
-// BenchmarkReplay_Model replays the large trace through the model.
+// BenchmarkReplay_Model replays each large trace through the model.
 func BenchmarkReplay_Model(b *testing.B) {
-	tr := largeTrace(b)
-	b.ResetTimer()
-	var c cost
-	for i := 0; i < b.N; i++ {
-		c.add(replayModelOnce(b, tr))
+	for _, bc := range benchCases {
+		b.Run(bc.name, func(b *testing.B) {
+			tr := bc.large(b)
+			b.ResetTimer()
+			var c cost
+			for i := 0; i < b.N; i++ {
+				c.add(replayModelOnce(b, tr))
+			}
+			reportOps(b, len(tr.Ops), c)
+		})
 	}
-	reportOps(b, len(tr.Ops), c)
 }
 
-// BenchmarkReplay_Upstream replays the large trace through upstream's
+// BenchmarkReplay_Upstream replays each large trace through upstream's
 // PriorityQueue.
 func BenchmarkReplay_Upstream(b *testing.B) {
-	tr := largeTrace(b)
-	b.ResetTimer()
-	var c cost
-	for i := 0; i < b.N; i++ {
-		c.add(replayUpstreamOnce(b, tr))
+	for _, bc := range benchCases {
+		b.Run(bc.name, func(b *testing.B) {
+			tr := bc.large(b)
+			b.ResetTimer()
+			var c cost
+			for i := 0; i < b.N; i++ {
+				c.add(replayUpstreamOnce(b, tr))
+			}
+			reportOps(b, len(tr.Ops), c)
+		})
 	}
-	reportOps(b, len(tr.Ops), c)
 }
 
-// BenchmarkReplay_ModelVsUpstream replays the large trace through both in
-// each iteration and reports how many times faster the model is.
+// BenchmarkReplay_ModelVsUpstream replays each large trace through both in
+// each iteration and reports how many times faster the model is, by wall
+// time and by CPU time (steadier on a busy machine).
 func BenchmarkReplay_ModelVsUpstream(b *testing.B) {
-	tr := largeTrace(b)
-	b.ResetTimer()
-	var model, upstream cost
-	for i := 0; i < b.N; i++ {
-		model.add(replayModelOnce(b, tr))
-		upstream.add(replayUpstreamOnce(b, tr))
-	}
-	n := float64(len(tr.Ops)) * float64(b.N)
-	b.ReportMetric(n/model.wall.Seconds(), "model-ops/s")
-	b.ReportMetric(n/upstream.wall.Seconds(), "upstream-ops/s")
-	b.ReportMetric(upstream.wall.Seconds()/model.wall.Seconds(), "x-faster")
-	if model.cpu > 0 {
-		b.ReportMetric(upstream.cpu.Seconds()/model.cpu.Seconds(), "x-faster-cpu")
+	for _, bc := range benchCases {
+		b.Run(bc.name, func(b *testing.B) {
+			tr := bc.large(b)
+			b.ResetTimer()
+			var model, upstream cost
+			for i := 0; i < b.N; i++ {
+				model.add(replayModelOnce(b, tr))
+				upstream.add(replayUpstreamOnce(b, tr))
+			}
+			n := float64(len(tr.Ops)) * float64(b.N)
+			b.ReportMetric(n/model.wall.Seconds(), "model-ops/s")
+			b.ReportMetric(n/upstream.wall.Seconds(), "upstream-ops/s")
+			b.ReportMetric(upstream.wall.Seconds()/model.wall.Seconds(), "x-faster")
+			if model.cpu > 0 {
+				b.ReportMetric(n/model.cpu.Seconds(), "model-ops/cpu-s")
+				b.ReportMetric(n/upstream.cpu.Seconds(), "upstream-ops/cpu-s")
+				b.ReportMetric(upstream.cpu.Seconds()/model.cpu.Seconds(), "x-faster-cpu")
+			}
+		})
 	}
 }
 
 // TestDifferential_Large compares the model and upstream on the benchmark's
-// trace (1,000,000 operations). It takes tens of seconds, so it runs only with
+// traces (1,000,000 operations each). It takes minutes, so it runs only with
 // SCHEDQ_DIFF_LARGE=1 (make difftest sets it).
 func TestDifferential_Large(t *testing.T) {
 	if os.Getenv("SCHEDQ_DIFF_LARGE") != "1" {
-		t.Skip("set SCHEDQ_DIFF_LARGE=1 to compare on the 1,000,000-operation trace")
+		t.Skip("set SCHEDQ_DIFF_LARGE=1 to compare on the 1,000,000-operation traces")
 	}
-	tr := benchTrace()
-	// Snapshots along the way, not only the final one.
-	with := &trace.Trace{Config: tr.Config, Ops: make([]trace.Op, 0, len(tr.Ops)+len(tr.Ops)/10000)}
-	for i, op := range tr.Ops {
-		with.Ops = append(with.Ops, op)
-		if i%10000 == 9999 {
-			with.Ops = append(with.Ops, trace.Op{At: op.At, Kind: trace.OpSnapshot})
-		}
+	for _, bc := range benchCases {
+		t.Run(bc.name, func(t *testing.T) {
+			tr := bc.trace()
+			// Snapshots along the way, not only the final one.
+			with := &trace.Trace{Config: tr.Config, Ops: make([]trace.Op, 0, len(tr.Ops)+len(tr.Ops)/100000)}
+			for i, op := range tr.Ops {
+				with.Ops = append(with.Ops, op)
+				if i%100000 == 99999 {
+					with.Ops = append(with.Ops, trace.Op{At: op.At, Kind: trace.OpSnapshot})
+				}
+			}
+			want, err := replayModel(with)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, errs, err := replayUpstream(with)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(errs) > 0 {
+				t.Errorf("upstream logged errors: %q", errs[:min(len(errs), 5)])
+			}
+			if d := trace.Compare(want, got); d != "" {
+				t.Errorf("model vs upstream on the %s trace (seed %d), %s", bc.name, benchSeed, d)
+			}
+			t.Logf("%d ops, %d output lines identical", len(with.Ops), bytes.Count(want, []byte("\n")))
+		})
 	}
-	want, err := replayModel(with)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, errs, err := replayUpstream(with)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(errs) > 0 {
-		t.Errorf("upstream logged errors: %q", errs[:min(len(errs), 5)])
-	}
-	if d := trace.Compare(want, got); d != "" {
-		t.Errorf("model vs upstream on the large trace (seed %d), %s", benchSeed, d)
-	}
-	t.Logf("%d ops, %d output lines identical", len(with.Ops), bytes.Count(want, []byte("\n")))
 }
 
 const memPods = 100_000
