@@ -32,5 +32,6 @@ behaves.`,
 	root.PersistentFlags().IntVarP(&ro.logLevel, "v", "v", ro.logLevel,
 		"show the control plane's logs on stderr, at this klog verbosity (hidden without -v)")
 	root.AddCommand(newCmdCluster(ro, streams))
+	root.AddCommand(newCmdRun(ro, streams))
 	return root
 }
