@@ -86,7 +86,7 @@ func TestRunOptions_Complete(t *testing.T) {
 func TestDefaultTopic(t *testing.T) {
 	for path, want := range map[string]string{
 		"/m/test/integration/scheduler_perf/misc/performance-config.yaml": "misc",
-		"workloads/backoff-drain.yaml":                                     "backoff-drain",
+		"workloads/backoff-drain.yaml":                                    "backoff-drain",
 	} {
 		if got := defaultTopic(path); got != want {
 			t.Errorf("defaultTopic(%q) = %q, want %q", path, got, want)
