@@ -165,8 +165,12 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	}()
 	logs := configureLogging(opts.LogOutput, opts.LogLevel)
 
-	cp.dir, err = os.MkdirTemp("", "schedq-embedded-")
+	removeStaleDirs()
+	cp.dir, err = os.MkdirTemp("", tempDirPrefix)
 	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(cp.dir, pidFile), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
 		return nil, err
 	}
 	f, adminToken, err := cp.writeFiles(schedCfg)
@@ -588,6 +592,40 @@ func poll(ctx context.Context, cond func() (bool, error)) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
+		}
+	}
+}
+
+// A control plane's files live in a directory named tempDirPrefix* under
+// os.TempDir, with the owning process's id in pidFile.
+const (
+	tempDirPrefix = "schedq-embedded-"
+	pidFile       = "pid"
+)
+
+// staleDirAge is how old a directory without a pid file must be before it
+// counts as stale: one being created by another process has none for a moment.
+const staleDirAge = time.Hour
+
+// removeStaleDirs removes the directories of control planes whose process
+// died without Stop (killed, or a test that timed out), so that such runs
+// leave no files behind for long.
+func removeStaleDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), tempDirPrefix+"*"))
+	for _, dir := range dirs {
+		data, err := os.ReadFile(filepath.Join(dir, pidFile))
+		if err != nil {
+			if fi, statErr := os.Stat(dir); statErr == nil && fi.IsDir() && time.Since(fi.ModTime()) > staleDirAge {
+				os.RemoveAll(dir)
+			}
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			os.RemoveAll(dir)
 		}
 	}
 }

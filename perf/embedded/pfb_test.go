@@ -112,6 +112,9 @@ func TestPopFromBackoffQChild(t *testing.T) {
 	if pfb {
 		wantPop, wantComplete = float64(n), 0
 	}
+	if early := incoming("active", "NodeAdd"); early > 0 {
+		t.Errorf("%v pods went straight to activeQ on the NodeAdd: their 3 s backoff had already expired, so this run says nothing about backoffQ (machine too slow?)", early)
+	}
 	for _, c := range []struct {
 		queue, event string
 		want         float64
