@@ -49,6 +49,12 @@ import (
 // ErrPortInUse is returned (wrapped) when Options.QueuePort is taken.
 var ErrPortInUse = errors.New("port is in use (pick another, or 0 for any free port)")
 
+// StartPhase is how long one step of Start took.
+type StartPhase struct {
+	Name     string
+	Duration time.Duration
+}
+
 // Options configure one control plane.
 type Options struct {
 	// FeatureGates are set on the process's feature gate before anything
@@ -102,6 +108,10 @@ type ControlPlane struct {
 	// StartDuration is how long Start took, from its call until everything
 	// was ready and the nodes were in the scheduler's cache.
 	StartDuration time.Duration
+	// StartPhases splits StartDuration: preparation (certificates, files),
+	// etcd, kube-apiserver (until /readyz), kube-scheduler (until /readyz),
+	// nodes (until in the scheduler's cache).
+	StartPhases []StartPhase
 
 	ca         *authority
 	dir        string
@@ -157,6 +167,12 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	}
 
 	cp := &ControlPlane{done: make(chan struct{})}
+	last := began
+	phase := func(name string) {
+		now := time.Now()
+		cp.StartPhases = append(cp.StartPhases, StartPhase{Name: name, Duration: now.Sub(last)})
+		last = now
+	}
 	defer func() {
 		if retErr != nil {
 			queueLn.Close()
@@ -178,10 +194,12 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 		return nil, err
 	}
 
+	phase("preparation")
 	e, etcdURL, err := startEtcd(ctx, cp.dir, logs)
 	if err != nil {
 		return nil, err
 	}
+	phase("etcd")
 	cp.etcd = e
 	go cp.watch("etcd", func() error { return <-e.Err() })
 
@@ -203,6 +221,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	if err := waitAPIServer(ctx, client, cp.apiserver.done); err != nil {
 		return nil, err
 	}
+	phase("kube-apiserver")
 
 	if err := (kubeconfig{server: cp.APIServerURL, caPEM: cp.ca.certPEM, user: "system:kube-scheduler", token: f.schedulerToken}).write(f.schedulerKubeconfig); err != nil {
 		return nil, err
@@ -217,6 +236,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	if err := waitReadyz(ctx, cp.sched.readyzURL(), cp.sched.done); err != nil {
 		return nil, fmt.Errorf("kube-scheduler: %w", err)
 	}
+	phase("kube-scheduler")
 
 	nodes := make([]*v1.Node, opts.Nodes)
 	for i := range nodes {
@@ -228,6 +248,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	if err := poll(ctx, func() (bool, error) { return cp.Scheduler.Cache.NodeCount() >= opts.Nodes, nil }); err != nil {
 		return nil, fmt.Errorf("waiting for %d nodes in the scheduler's cache: %w", opts.Nodes, err)
 	}
+	phase("nodes")
 
 	cp.queue = serveQueue(queueLn, cp.Queue)
 	cp.QueueURL = "http://" + queueLn.Addr().String() + groundtruth.Path
@@ -251,6 +272,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	if err := admin.write(cp.KubeconfigPath); err != nil {
 		return nil, fmt.Errorf("write kubeconfig: %w", err)
 	}
+	phase("kubeconfig")
 	cp.StartDuration = time.Since(began)
 	return cp, nil
 }
@@ -628,6 +650,15 @@ func removeStaleDirs() {
 			os.RemoveAll(dir)
 		}
 	}
+}
+
+// FormatStartPhases writes phases as "etcd 0.21s, kube-apiserver 1.9s, …".
+func FormatStartPhases(phases []StartPhase) string {
+	parts := make([]string, len(phases))
+	for i, p := range phases {
+		parts[i] = fmt.Sprintf("%s %v", p.Name, p.Duration.Round(10*time.Millisecond))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func isAddrInUse(err error) bool { return errors.Is(err, syscall.EADDRINUSE) }

@@ -66,7 +66,7 @@ func startForTest(t *testing.T, opts Options) *ControlPlane {
 			t.Errorf("Stop: %v", err)
 		}
 	})
-	t.Logf("control plane ready in %v: %s, metrics %s, queue %s", cp.StartDuration.Round(time.Millisecond), cp.APIServerURL, cp.MetricsURL, cp.QueueURL)
+	t.Logf("control plane ready in %v (%s): %s, metrics %s, queue %s", cp.StartDuration.Round(time.Millisecond), FormatStartPhases(cp.StartPhases), cp.APIServerURL, cp.MetricsURL, cp.QueueURL)
 	return cp
 }
 

@@ -128,8 +128,8 @@ func (o *ClusterUpOptions) Run(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(o.Out, "ready\nkubeconfig %s\nmetrics %s\nqueue %s\n", cp.KubeconfigPath, cp.MetricsURL, cp.QueueURL)
-	fmt.Fprintf(o.ErrOut, "control plane ready in %v with %d nodes (feature gates: %s); stop with Ctrl-C\n",
-		cp.StartDuration.Round(time.Millisecond), o.nodes, embedded.FormatFeatureGates(o.gates))
+	fmt.Fprintf(o.ErrOut, "control plane ready in %v (%s) with %d nodes, feature gates: %s; stop with Ctrl-C\n",
+		cp.StartDuration.Round(time.Millisecond), embedded.FormatStartPhases(cp.StartPhases), o.nodes, embedded.FormatFeatureGates(o.gates))
 
 	var runErr error
 	select {
