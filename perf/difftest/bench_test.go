@@ -24,31 +24,17 @@ type benchCase struct {
 	trace func() *trace.Trace
 }
 
-const benchSeed = 1
+const benchSeed = tracegen.LargeSeed
 
-func newBenchCase(name string, w tracegen.Weights) *benchCase {
-	c := &benchCase{name: name, opts: tracegen.Options{
-		Ops:             1_000_000,
-		MaxInFlight:     16,
-		PopFromBackoffQ: true,
-		Config:          &trace.Config{PopFromBackoffQ: true, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 10, PodMaxInUnschedulablePodsSeconds: 300},
-		Plugins:         []string{"NodeAffinity", "NodeResourcesFit", "TaintToleration", "VolumeBinding"},
-		Gated:           0.02,
-		Weights:         &w,
-		Time:            &tracegen.Time{Small: 99, Medium: 1},
-	}}
+func newBenchCase(name string) *benchCase {
+	opts, _ := tracegen.Large(name)
+	c := &benchCase{name: name, opts: opts}
 	c.trace = sync.OnceValue(func() *trace.Trace { return tracegen.Generate(benchSeed, c.opts) })
 	return c
 }
 
-var benchCases = []*benchCase{
-	// churn: pods are scheduled about as fast as they arrive; the queue
-	// stays shallow (tens of pods), so per-operation overhead dominates.
-	newBenchCase("churn", tracegen.Weights{Add: 120, Pop: 330, Fail: 100, Done: 330, Event: 10, Activate: 5, Ungate: 5, Delete: 10}),
-	// backlog: pods arrive faster than they are scheduled; activeQ grows to
-	// about 166,000 pods, so heap depth counts.
-	newBenchCase("backlog", tracegen.Weights{Add: 200, Pop: 200, Fail: 50, Done: 110, Event: 4, Activate: 5, Ungate: 5, Delete: 5}),
-}
+// The shapes are described at tracegen.Large.
+var benchCases = []*benchCase{newBenchCase("churn"), newBenchCase("backlog")}
 
 func (c *benchCase) large(b *testing.B) *trace.Trace {
 	b.Helper()

@@ -33,7 +33,7 @@ type activeQueue struct {
 
 func newActiveQueue(less LessFunc, metrics Metrics, backoffQ *backoffQueue) *activeQueue {
 	return &activeQueue{
-		queue:          heap.New(podInfoKey, heap.LessFunc[*QueuedPodInfo](less), metrics.Pending(LabelActive)),
+		queue:          heap.New(podInfoID, heap.LessFunc[*QueuedPodInfo](less), metrics.Pending(LabelActive)),
 		inFlightPods:   map[string]*list.Element{},
 		inFlightEvents: list.New(),
 		metrics:        metrics,
@@ -46,8 +46,8 @@ func (aq *activeQueue) add(p *QueuedPodInfo, event string) {
 	aq.metrics.Incoming(LabelActive, event)
 }
 
-func (aq *activeQueue) update(newPod *Pod) *QueuedPodInfo {
-	if p, ok := aq.queue.GetByKey(newPod.Key()); ok {
+func (aq *activeQueue) update(id int32, newPod *Pod) *QueuedPodInfo {
+	if p, ok := aq.queue.Get(id); ok {
 		p.Pod = newPod
 		aq.queue.AddOrUpdate(p)
 		return p

@@ -40,12 +40,12 @@ func newBackoffQueue(clock PassiveClock, initial, max time.Duration, activeQLess
 	if popFromBackoffQ {
 		podLess = bq.lessBackoffCompletedWithPriority
 	}
-	bq.podBackoffQ = heap.New(podInfoKey, podLess, gauge)
-	bq.podErrorBackoffQ = heap.New(podInfoKey, bq.lessBackoffCompleted, gauge)
+	bq.podBackoffQ = heap.New(podInfoID, podLess, gauge)
+	bq.podErrorBackoffQ = heap.New(podInfoID, bq.lessBackoffCompleted, gauge)
 	return bq
 }
 
-func podInfoKey(p *QueuedPodInfo) string { return p.key() }
+func podInfoID(p *QueuedPodInfo) int32 { return p.id }
 
 // CalculateBackoffDuration is the backoff after count failures of one kind:
 // initial·2^(count−1), capped at max; 0 for count 0.
@@ -162,23 +162,22 @@ func (bq *backoffQueue) popAllBackoffCompleted() []*QueuedPodInfo {
 func (bq *backoffQueue) add(p *QueuedPodInfo, event string) {
 	if !p.hasRejectors() {
 		bq.podErrorBackoffQ.AddOrUpdate(p)
-		if bq.podBackoffQ.Delete(p) {
+		if bq.podBackoffQ.Delete(p.id) {
 			return
 		}
 	} else {
 		bq.podBackoffQ.AddOrUpdate(p)
-		if bq.podErrorBackoffQ.Delete(p) {
+		if bq.podErrorBackoffQ.Delete(p.id) {
 			return
 		}
 	}
 	bq.metrics.Incoming(LabelBackoff, event)
 }
 
-// update replaces the pod object of a pod in either heap.
-func (bq *backoffQueue) update(newPod *Pod) *QueuedPodInfo {
-	k := newPod.Key()
+// update replaces the pod object of the pod with this ID in either heap.
+func (bq *backoffQueue) update(id int32, newPod *Pod) *QueuedPodInfo {
 	for _, h := range [2]*heap.Heap[*QueuedPodInfo]{bq.podBackoffQ, bq.podErrorBackoffQ} {
-		if p, ok := h.GetByKey(k); ok {
+		if p, ok := h.Get(id); ok {
 			p.Pod = newPod
 			h.AddOrUpdate(p)
 			return p
@@ -187,21 +186,21 @@ func (bq *backoffQueue) update(newPod *Pod) *QueuedPodInfo {
 	return nil
 }
 
-func (bq *backoffQueue) delete(p *QueuedPodInfo) bool {
-	return bq.podBackoffQ.Delete(p) || bq.podErrorBackoffQ.Delete(p)
+func (bq *backoffQueue) delete(id int32) bool {
+	return bq.podBackoffQ.Delete(id) || bq.podErrorBackoffQ.Delete(id)
 }
 
 func (bq *backoffQueue) popBackoff() (*QueuedPodInfo, bool) { return bq.podBackoffQ.Pop() }
 
-func (bq *backoffQueue) get(key string) (*QueuedPodInfo, bool) {
-	if p, ok := bq.podBackoffQ.GetByKey(key); ok {
+func (bq *backoffQueue) get(id int32) (*QueuedPodInfo, bool) {
+	if p, ok := bq.podBackoffQ.Get(id); ok {
 		return p, true
 	}
-	return bq.podErrorBackoffQ.GetByKey(key)
+	return bq.podErrorBackoffQ.Get(id)
 }
 
-func (bq *backoffQueue) has(p *QueuedPodInfo) bool {
-	return bq.podBackoffQ.Has(p) || bq.podErrorBackoffQ.Has(p)
+func (bq *backoffQueue) has(id int32) bool {
+	return bq.podBackoffQ.Has(id) || bq.podErrorBackoffQ.Has(id)
 }
 
 func (bq *backoffQueue) len() int        { return bq.podBackoffQ.Len() + bq.podErrorBackoffQ.Len() }

@@ -19,16 +19,30 @@ const (
 // Locate returns where the pod with key namespace/name is queued, or "" if it
 // is in no sub-queue. In-flight pods are found by UID with InFlight.
 func (p *PriorityQueue) Locate(key string) (Location, *QueuedPodInfo) {
-	if pi, ok := p.activeQ.queue.GetByKey(key); ok {
+	id, ok := p.ids[key]
+	if !ok {
+		return "", nil
+	}
+	return p.locate(id)
+}
+
+// LocatePod is Locate for a Pod object, without hashing its key again when
+// the queue has seen the object before.
+func (p *PriorityQueue) LocatePod(pod *Pod) (Location, *QueuedPodInfo) {
+	return p.locate(p.intern(pod))
+}
+
+func (p *PriorityQueue) locate(id int32) (Location, *QueuedPodInfo) {
+	if pi, ok := p.activeQ.queue.Get(id); ok {
 		return LocationActive, pi
 	}
-	if pi, ok := p.backoffQ.podBackoffQ.GetByKey(key); ok {
+	if pi, ok := p.backoffQ.podBackoffQ.Get(id); ok {
 		return LocationBackoff, pi
 	}
-	if pi, ok := p.backoffQ.podErrorBackoffQ.GetByKey(key); ok {
+	if pi, ok := p.backoffQ.podErrorBackoffQ.Get(id); ok {
 		return LocationErrorBackoff, pi
 	}
-	if pi := p.unschedulablePods.get(key); pi != nil {
+	if pi := p.unschedulablePods.get(id); pi != nil {
 		if pi.Gated() {
 			return LocationGated, pi
 		}
@@ -80,4 +94,15 @@ func (p *PriorityQueue) InFlightPods() []*Pod {
 // unschedulablePods (gated included).
 func (p *PriorityQueue) Len() (active, backoff, unschedulable int) {
 	return p.activeQ.queue.Len(), p.backoffQ.len(), p.unschedulablePods.len()
+}
+
+// PodID returns the queue's dense ID for the pod's key (namespace/name),
+// assigning one if the key is new. IDs are small integers from 0, stable for
+// the queue's life, so callers can keep per-pod state in a slice.
+func (p *PriorityQueue) PodID(pod *Pod) int32 { return p.intern(pod) }
+
+// KeyID returns the ID of a key the queue has seen.
+func (p *PriorityQueue) KeyID(key string) (int32, bool) {
+	id, ok := p.ids[key]
+	return id, ok
 }

@@ -67,17 +67,22 @@ func (g *Gauge) Dec() { g.Value-- }
 // Clear sets zero.
 func (g *Gauge) Clear() { g.Value = 0 }
 
-type incomingKey struct{ queue, event string }
+// incomingQueues are the queue label values of
+// scheduler_queue_incoming_pods_total (gated pods count as unschedulable).
+var incomingQueues = [...]string{LabelActive, LabelBackoff, LabelUnschedulable}
 
 // Recorder keeps the queue's metrics in memory.
 type Recorder struct {
-	pending  map[string]*Gauge
-	incoming map[incomingKey]int
+	pending map[string]*Gauge
+	// incoming is event → count per incomingQueues entry; other queue
+	// values (none upstream) go to other.
+	incoming map[string]*[len(incomingQueues)]int
+	other    map[[2]string]int
 }
 
 // NewRecorder returns an empty Recorder.
 func NewRecorder() *Recorder {
-	r := &Recorder{pending: map[string]*Gauge{}, incoming: map[incomingKey]int{}}
+	r := &Recorder{pending: map[string]*Gauge{}, incoming: map[string]*[len(incomingQueues)]int{}, other: map[[2]string]int{}}
 	for _, l := range PendingLabels {
 		r.pending[l] = &Gauge{}
 	}
@@ -95,7 +100,20 @@ func (r *Recorder) Pending(queue string) MetricRecorder {
 }
 
 // Incoming implements Metrics.
-func (r *Recorder) Incoming(queue, event string) { r.incoming[incomingKey{queue, event}]++ }
+func (r *Recorder) Incoming(queue, event string) {
+	for i, q := range incomingQueues {
+		if q == queue {
+			c := r.incoming[event]
+			if c == nil {
+				c = new([len(incomingQueues)]int)
+				r.incoming[event] = c
+			}
+			c[i]++
+			return
+		}
+	}
+	r.other[[2]string{queue, event}]++
+}
 
 // PendingPods returns scheduler_pending_pods by queue label.
 func (r *Recorder) PendingPods() map[string]int {
@@ -110,13 +128,24 @@ func (r *Recorder) PendingPods() map[string]int {
 // count, leaving out pairs never incremented.
 func (r *Recorder) IncomingPods() map[string]map[string]int {
 	out := map[string]map[string]int{}
-	for k, v := range r.incoming {
-		m := out[k.queue]
+	add := func(queue, event string, v int) {
+		if v == 0 {
+			return
+		}
+		m := out[queue]
 		if m == nil {
 			m = map[string]int{}
-			out[k.queue] = m
+			out[queue] = m
 		}
-		m[k.event] = v
+		m[event] = v
+	}
+	for event, c := range r.incoming {
+		for i, q := range incomingQueues {
+			add(q, event, c[i])
+		}
+	}
+	for k, v := range r.other {
+		add(k[0], k[1], v)
 	}
 	return out
 }

@@ -111,6 +111,10 @@ type PriorityQueue struct {
 	backoffQ          *backoffQueue
 	unschedulablePods *unschedulablePods
 
+	// ids interns pod keys (namespace/name) to the dense IDs the sub-queues
+	// index by.
+	ids map[string]int32
+
 	hintMap           map[string][]hintEntry
 	matchCache        map[string]map[ClusterEvent][]hintEntry
 	registeredEvents  []ClusterEvent
@@ -141,6 +145,7 @@ func NewPriorityQueue(opts ...Option) *PriorityQueue {
 		podMaxInUnschedulablePodsDuration: o.podMaxInUnschedulablePodsDuration,
 		popFromBackoffQ:                   o.popFromBackoffQ,
 		preEnqueuePlugins:                 o.preEnqueuePluginMap,
+		ids:                               map[string]int32{},
 		hintMap:                           map[string][]hintEntry{},
 		matchCache:                        map[string]map[ClusterEvent][]hintEntry{},
 		pluginToEventsMap:                 map[string][]ClusterEvent{},
@@ -178,6 +183,22 @@ func NewPriorityQueue(opts ...Option) *PriorityQueue {
 		pq.hintMap[profile] = entries
 	}
 	return pq
+}
+
+// intern returns the ID of the pod's key, remembering it on the Pod object
+// (a Pod must not be renamed once given to the queue).
+func (p *PriorityQueue) intern(pod *Pod) int32 {
+	if pod.internedBy == p {
+		return pod.id
+	}
+	k := pod.Key()
+	id, ok := p.ids[k]
+	if !ok {
+		id = int32(len(p.ids))
+		p.ids[k] = id
+	}
+	pod.internedBy, pod.id = p, id
+	return id
 }
 
 // SchedulingCycle is the number of pods handed out so far.
@@ -226,6 +247,18 @@ func (p *PriorityQueue) matchingHints(profile string, e ClusterEvent) ([]hintEnt
 // isPodWorthRequeuing asks the rejector plugins' hints whether e may make the
 // pod schedulable.
 func (p *PriorityQueue) isPodWorthRequeuing(pInfo *QueuedPodInfo, e ClusterEvent, oldObj, newObj any) queueingStrategy {
+	return p.isPodWorthRequeuingWith(pInfo, e, oldObj, newObj, nil)
+}
+
+// eventMatches memoises, for one event offered to many pods, the
+// registrations of the last profile asked about.
+type eventMatches struct {
+	profile string
+	entries []hintEntry
+	ok      bool
+}
+
+func (p *PriorityQueue) isPodWorthRequeuingWith(pInfo *QueuedPodInfo, e ClusterEvent, oldObj, newObj any, memo *eventMatches) queueingStrategy {
 	if !pInfo.hasRejectors() {
 		return queueAfterBackoff
 	}
@@ -239,7 +272,20 @@ func (p *PriorityQueue) isPodWorthRequeuing(pInfo *QueuedPodInfo, e ClusterEvent
 		}
 		return queueAfterBackoff
 	}
-	entries, ok := p.matchingHints(pInfo.Pod.schedulerName(), e)
+	profile := pInfo.Pod.schedulerName()
+	var entries []hintEntry
+	var ok bool
+	if memo != nil && memo.entries != nil && memo.profile == profile {
+		entries, ok = memo.entries, memo.ok
+	} else {
+		entries, ok = p.matchingHints(profile, e)
+		if memo != nil {
+			*memo = eventMatches{profile: profile, entries: entries, ok: ok}
+			if memo.entries == nil {
+				memo.entries = []hintEntry{}
+			}
+		}
+	}
 	if !ok {
 		return queueAfterBackoff
 	}
@@ -313,7 +359,7 @@ func (p *PriorityQueue) moveToActiveQ(pInfo *QueuedPodInfo, event string, movesF
 		p.runPreEnqueuePlugins(pInfo)
 	}
 	if pInfo.Gated() {
-		if p.activeQ.queue.Has(pInfo) || p.backoffQ.has(pInfo) {
+		if p.activeQ.queue.Has(pInfo.id) || p.backoffQ.has(pInfo.id) {
 			return false
 		}
 		p.unschedulablePods.addOrUpdate(pInfo, gatedBefore, event)
@@ -323,8 +369,8 @@ func (p *PriorityQueue) moveToActiveQ(pInfo *QueuedPodInfo, event string, movesF
 		now := p.clock.Now()
 		pInfo.InitialAttemptTimestamp = &now
 	}
-	p.unschedulablePods.delete(pInfo.Pod, gatedBefore)
-	p.backoffQ.delete(pInfo)
+	p.unschedulablePods.delete(pInfo.id, gatedBefore)
+	p.backoffQ.delete(pInfo.id)
 	p.activeQ.add(pInfo, event)
 	return true
 }
@@ -340,7 +386,7 @@ func (p *PriorityQueue) moveToBackoffQ(pInfo *QueuedPodInfo, event string) bool 
 			return false
 		}
 	}
-	p.unschedulablePods.delete(pInfo.Pod, gatedBefore)
+	p.unschedulablePods.delete(pInfo.id, gatedBefore)
 	p.backoffQ.add(pInfo, event)
 	return true
 }
@@ -370,7 +416,7 @@ func (p *PriorityQueue) requeuePodWithQueueingStrategy(pInfo *QueuedPodInfo, str
 }
 
 func (p *PriorityQueue) newQueuedPodInfo(pod *Pod) *QueuedPodInfo {
-	return &QueuedPodInfo{Pod: pod, Timestamp: p.clock.Now()}
+	return &QueuedPodInfo{Pod: pod, id: p.intern(pod), Timestamp: p.clock.Now()}
 }
 
 // Add enqueues a new pod (the informer saw an unscheduled pod).
@@ -393,8 +439,12 @@ func (p *PriorityQueue) Done(uid string) { p.activeQ.done(uid) }
 // upstream's error, when the pod is already queued; Done runs either way.
 func (p *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *QueuedPodInfo, podSchedulingCycle int64) bool {
 	defer p.Done(pInfo.Pod.UID)
-	k := pInfo.key()
-	if p.unschedulablePods.get(k) != nil || p.activeQ.queue.Has(pInfo) || p.backoffQ.has(pInfo) {
+	if pInfo.Pod.internedBy != p {
+		// A record this queue did not make (a caller's own QueuedPodInfo).
+		pInfo.id = p.intern(pInfo.Pod)
+	}
+	id := pInfo.id
+	if p.unschedulablePods.get(id) != nil || p.activeQ.queue.Has(id) || p.backoffQ.has(id) {
 		return false
 	}
 	if !pInfo.hasRejectors() {
@@ -479,17 +529,19 @@ func (p *PriorityQueue) movePodsToActiveOrBackoffQueue(pods []*QueuedPodInfo, e 
 	if !p.isEventOfInterest(e) {
 		return
 	}
+	label := e.Label()
+	var memo eventMatches
 	for _, pInfo := range pods {
 		// Gated pods only react to their gating plugin's events.
 		if pInfo.Gated() && !MatchAnyClusterEvent(e, pInfo.GatingPluginEvents) {
 			continue
 		}
-		hint := p.isPodWorthRequeuing(pInfo, e, oldObj, newObj)
+		hint := p.isPodWorthRequeuingWith(pInfo, e, oldObj, newObj, &memo)
 		if hint == queueSkip {
 			continue
 		}
-		p.unschedulablePods.delete(pInfo.Pod, pInfo.Gated())
-		p.requeuePodWithQueueingStrategy(pInfo, hint, e.Label())
+		p.unschedulablePods.delete(pInfo.id, pInfo.Gated())
+		p.requeuePodWithQueueingStrategy(pInfo, hint, label)
 	}
 	p.moveRequestCycle = p.activeQ.schedCycle
 	p.activeQ.addEventIfAnyInFlight(oldObj, newObj, e)
@@ -508,12 +560,12 @@ func (p *PriorityQueue) Activate(pods []*Pod) {
 }
 
 func (p *PriorityQueue) activate(pod *Pod) bool {
-	k := pod.Key()
-	pInfo := p.unschedulablePods.get(k)
+	id := p.intern(pod)
+	pInfo := p.unschedulablePods.get(id)
 	movesFromBackoffQ := false
 	if pInfo == nil {
 		var ok bool
-		if pInfo, ok = p.backoffQ.get(k); !ok || !p.backoffQ.delete(pInfo) {
+		if pInfo, ok = p.backoffQ.get(id); !ok || !p.backoffQ.delete(id) {
 			return false
 		}
 		movesFromBackoffQ = true
@@ -527,12 +579,13 @@ func (p *PriorityQueue) Update(oldPod, newPod *Pod) {
 	if p.activeQ.addEventsIfPodInFlight(oldPod, newPod, events) {
 		return
 	}
+	id := p.intern(newPod)
 	if oldPod != nil {
-		if p.activeQ.update(newPod) != nil || p.backoffQ.update(newPod) != nil {
+		if p.activeQ.update(id, newPod) != nil || p.backoffQ.update(id, newPod) != nil {
 			return
 		}
 	}
-	if pInfo := p.unschedulablePods.get(newPod.Key()); pInfo != nil {
+	if pInfo := p.unschedulablePods.get(id); pInfo != nil {
 		pInfo.Pod = newPod
 		for _, e := range events {
 			q := p.requeuePodWithQueueingStrategy(pInfo, p.isPodWorthRequeuing(pInfo, e, oldPod, newPod), e.Label())
@@ -547,11 +600,11 @@ func (p *PriorityQueue) Update(oldPod, newPod *Pod) {
 
 // Delete removes a queued pod; in-flight pods are not affected.
 func (p *PriorityQueue) Delete(pod *Pod) {
-	lookup := &QueuedPodInfo{Pod: pod}
-	if p.activeQ.queue.Delete(lookup) || p.backoffQ.delete(lookup) {
+	id := p.intern(pod)
+	if p.activeQ.queue.Delete(id) || p.backoffQ.delete(id) {
 		return
 	}
-	if pInfo := p.unschedulablePods.get(pod.Key()); pInfo != nil {
-		p.unschedulablePods.delete(pod, pInfo.Gated())
+	if pInfo := p.unschedulablePods.get(id); pInfo != nil {
+		p.unschedulablePods.delete(id, pInfo.Gated())
 	}
 }

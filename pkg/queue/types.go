@@ -24,10 +24,21 @@ type Pod struct {
 	// Tolerations is the number of tolerations; a change in it is the
 	// UpdatePodToleration sub-event.
 	Tolerations int
+
+	// key caches Key; internedBy and id cache the queue's ID for the key, so
+	// that a Pod object the caller keeps is hashed once, not at every call.
+	key        string
+	internedBy *PriorityQueue
+	id         int32
 }
 
 // Key is the pod's queue key, namespace/name.
-func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }
+func (p *Pod) Key() string {
+	if p.key == "" {
+		p.key = p.Namespace + "/" + p.Name
+	}
+	return p.key
+}
 
 func (p *Pod) schedulerName() string {
 	if p.SchedulerName == "" {
@@ -41,6 +52,8 @@ func (p *Pod) schedulerName() string {
 // between the sub-queues and is mutated in place.
 type QueuedPodInfo struct {
 	Pod *Pod
+	// id is the queue's ID for Pod.Key(): sub-queues index by it.
+	id int32
 	// Timestamp is when the pod was added, reset at each failure: the activeQ
 	// tie-break, the base of backoff and of the leftover timeout.
 	Timestamp time.Time
@@ -79,8 +92,6 @@ func (p *QueuedPodInfo) ClearRejectorPlugins() {
 	p.GatingPluginEvents = nil
 }
 
-func (p *QueuedPodInfo) key() string { return p.Pod.Key() }
-
 // hasRejectors reports whether UnschedulablePlugins ∪ PendingPlugins is
 // non-empty; without rejectors a failure is an error.
 func (p *QueuedPodInfo) hasRejectors() bool {
@@ -95,13 +106,26 @@ func (p *QueuedPodInfo) isRejector(plugin string) bool {
 // a few), cheaper than a map.
 type PluginSet []string
 
-// NewPluginSet returns the set of names.
+// NewPluginSet returns the set of names. A list that is already sorted and
+// free of duplicates is used as is (Insert never writes into it).
 func NewPluginSet(names ...string) PluginSet {
+	if sortedUnique(names) {
+		return PluginSet(names)
+	}
 	var s PluginSet
 	for _, n := range names {
 		s = s.Insert(n)
 	}
 	return s
+}
+
+func sortedUnique(l []string) bool {
+	for i := 1; i < len(l); i++ {
+		if l[i-1] >= l[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Has reports membership.

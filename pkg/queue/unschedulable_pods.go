@@ -5,8 +5,9 @@ package queue
 // order; this one walks in a deterministic order (a slice with swap-remove),
 // which only matters for pods that tie in every ordering.
 type unschedulablePods struct {
-	index map[string]int
-	pods  []*QueuedPodInfo
+	// slot[id] is the pod's index in pods plus one; 0 means absent.
+	slot []int32
+	pods []*QueuedPodInfo
 
 	unschedulableRecorder, gatedRecorder MetricRecorder
 	metrics                              Metrics
@@ -14,7 +15,6 @@ type unschedulablePods struct {
 
 func newUnschedulablePods(metrics Metrics) *unschedulablePods {
 	return &unschedulablePods{
-		index:                 map[string]int{},
 		unschedulableRecorder: metrics.Pending(LabelUnschedulable),
 		gatedRecorder:         metrics.Pending(LabelGated),
 		metrics:               metrics,
@@ -26,8 +26,7 @@ func newUnschedulablePods(metrics Metrics) *unschedulablePods {
 // of its gated state; an existing key moves one unit between the gauges when
 // its gated state changed since gatedBefore (v1.36).
 func (u *unschedulablePods) addOrUpdate(p *QueuedPodInfo, gatedBefore bool, event string) {
-	k := p.key()
-	if i, ok := u.index[k]; ok {
+	if i := u.index(p.id); i >= 0 {
 		if gated := p.Gated(); gated != gatedBefore {
 			if gatedBefore {
 				u.gatedRecorder.Dec()
@@ -46,15 +45,24 @@ func (u *unschedulablePods) addOrUpdate(p *QueuedPodInfo, gatedBefore bool, even
 		u.unschedulableRecorder.Inc()
 	}
 	u.metrics.Incoming(LabelUnschedulable, event)
-	u.index[k] = len(u.pods)
+	if n := int(p.id) + 1; n > len(u.slot) {
+		u.slot = append(u.slot, make([]int32, max(n-len(u.slot), len(u.slot)/2))...)
+	}
 	u.pods = append(u.pods, p)
+	u.slot[p.id] = int32(len(u.pods))
 }
 
-// delete removes the pod; gated says which gauge to decrement.
-func (u *unschedulablePods) delete(pod *Pod, gated bool) {
-	k := pod.Key()
-	i, ok := u.index[k]
-	if !ok {
+func (u *unschedulablePods) index(id int32) int {
+	if int(id) >= len(u.slot) {
+		return -1
+	}
+	return int(u.slot[id]) - 1
+}
+
+// delete removes the pod with this ID; gated says which gauge to decrement.
+func (u *unschedulablePods) delete(id int32, gated bool) {
+	i := u.index(id)
+	if i < 0 {
 		return
 	}
 	if gated {
@@ -65,15 +73,15 @@ func (u *unschedulablePods) delete(pod *Pod, gated bool) {
 	last := len(u.pods) - 1
 	if i != last {
 		u.pods[i] = u.pods[last]
-		u.index[u.pods[i].key()] = i
+		u.slot[u.pods[i].id] = int32(i + 1)
 	}
 	u.pods[last] = nil
 	u.pods = u.pods[:last]
-	delete(u.index, k)
+	u.slot[id] = 0
 }
 
-func (u *unschedulablePods) get(key string) *QueuedPodInfo {
-	if i, ok := u.index[key]; ok {
+func (u *unschedulablePods) get(id int32) *QueuedPodInfo {
+	if i := u.index(id); i >= 0 {
 		return u.pods[i]
 	}
 	return nil

@@ -30,11 +30,23 @@ func (schedulingGates) PreEnqueue(pod *queue.Pod) *queue.Status {
 
 // Model drives the queue model (pkg/queue) with a trace.
 type Model struct {
-	Queue    *queue.PriorityQueue
-	Metrics  *queue.Recorder
-	clock    *clock
-	pods     map[string]*queue.Pod
-	inFlight map[string]*queue.QueuedPodInfo
+	Queue   *queue.PriorityQueue
+	Metrics *queue.Recorder
+	clock   *clock
+	// pods is indexed by the queue's pod ID, so that a name is hashed once
+	// per operation (by the queue's own key index).
+	pods []*podState
+	// last caches the latest lookup: Replay asks Where and then applies the
+	// op to the same pod.
+	lastName  string
+	lastState *podState
+}
+
+// podState is what the driver keeps per pod name: the latest object, and the
+// record handed out by Pop while the pod is in flight.
+type podState struct {
+	pod      *queue.Pod
+	inFlight *queue.QueuedPodInfo
 }
 
 var _ Driver = &Model{}
@@ -43,10 +55,8 @@ var _ Driver = &Model{}
 // plugin in plugins registered for every event of Events.
 func NewModel(cfg Config, plugins []string) *Model {
 	m := &Model{
-		Metrics:  queue.NewRecorder(),
-		clock:    &clock{now: Epoch},
-		pods:     map[string]*queue.Pod{},
-		inFlight: map[string]*queue.QueuedPodInfo{},
+		Metrics: queue.NewRecorder(),
+		clock:   &clock{now: Epoch},
 	}
 	hints := queue.QueueingHintMap{}
 	for _, ev := range Events {
@@ -86,9 +96,27 @@ func NewModel(cfg Config, plugins []string) *Model {
 	return m
 }
 
+// state returns the pod's state, nil for a name never added.
+func (m *Model) state(name string) *podState {
+	if m.lastState != nil && name == m.lastName {
+		return m.lastState
+	}
+	id, ok := m.Queue.KeyID(name)
+	if !ok || int(id) >= len(m.pods) || m.pods[id] == nil {
+		return nil
+	}
+	st := m.pods[id]
+	m.lastName, m.lastState = name, st
+	return st
+}
+
+// stateOf returns the state of a pod object the queue handed out.
+func (m *Model) stateOf(p *queue.Pod) *podState { return m.pods[m.Queue.PodID(p)] }
+
+// pod returns the latest object of a pod, or a new one for a name never added.
 func (m *Model) pod(name string) *queue.Pod {
-	if p, ok := m.pods[name]; ok {
-		return p
+	if st := m.state(name); st != nil {
+		return st.pod
 	}
 	ns, n, _ := strings.Cut(name, "/")
 	return &queue.Pod{Namespace: ns, Name: n, UID: name}
@@ -99,9 +127,21 @@ func (m *Model) SetTime(ms int64) { m.clock.now = Epoch.Add(time.Duration(ms) * 
 
 // Add implements Driver.
 func (m *Model) Add(name string, priority int32, gates []string) {
+	if st := m.state(name); st != nil {
+		// A re-add: a new object, keeping the old one's interned identity.
+		p := *st.pod
+		p.Priority, p.SchedulingGates = priority, gates
+		st.pod = &p
+		m.Queue.Add(&p)
+		return
+	}
 	ns, n, _ := strings.Cut(name, "/")
 	p := &queue.Pod{Namespace: ns, Name: n, UID: name, Priority: priority, SchedulingGates: gates}
-	m.pods[name] = p
+	id := int(m.Queue.PodID(p))
+	for len(m.pods) <= id {
+		m.pods = append(m.pods, nil)
+	}
+	m.pods[id] = &podState{pod: p}
 	m.Queue.Add(p)
 }
 
@@ -111,14 +151,15 @@ func (m *Model) Pop() (string, int, bool) {
 	if pi == nil {
 		return "", 0, false
 	}
-	m.inFlight[pi.Pod.UID] = pi
+	m.stateOf(pi.Pod).inFlight = pi
 	return pi.Pod.UID, pi.Attempts, true
 }
 
 // Fail implements Driver.
 func (m *Model) Fail(name string, plugins, pending []string) {
-	pi := m.inFlight[name]
-	delete(m.inFlight, name)
+	st := m.state(name)
+	pi := st.inFlight
+	st.inFlight = nil
 	pi.ClearRejectorPlugins()
 	pi.UnschedulablePlugins = queue.NewPluginSet(plugins...)
 	pi.PendingPlugins = queue.NewPluginSet(pending...)
@@ -127,7 +168,7 @@ func (m *Model) Fail(name string, plugins, pending []string) {
 
 // Done implements Driver.
 func (m *Model) Done(name string) {
-	delete(m.inFlight, name)
+	m.state(name).inFlight = nil
 	m.Queue.Done(name)
 }
 
@@ -151,10 +192,11 @@ func (m *Model) Activate(names []string) {
 
 // Ungate implements Driver: an update that removes all scheduling gates.
 func (m *Model) Ungate(name string) {
-	old := m.pod(name)
+	st := m.state(name)
+	old := st.pod
 	updated := *old
 	updated.SchedulingGates = nil
-	m.pods[name] = &updated
+	st.pod = &updated
 	m.Queue.Update(old, &updated)
 }
 
@@ -169,10 +211,14 @@ func (m *Model) FlushUnschedulablePodsLeftover() { m.Queue.FlushUnschedulablePod
 
 // Where implements Driver.
 func (m *Model) Where(name string) string {
-	if _, ok := m.inFlight[name]; ok {
+	st := m.state(name)
+	if st == nil {
+		return ""
+	}
+	if st.inFlight != nil {
 		return string(queue.LocationInFlight)
 	}
-	loc, _ := m.Queue.Locate(name)
+	loc, _ := m.Queue.LocatePod(st.pod)
 	return string(loc)
 }
 
@@ -192,8 +238,10 @@ func (m *Model) Snapshot() Snapshot {
 	m.Queue.Walk(func(loc queue.Location, pi *queue.QueuedPodInfo) {
 		s.Pods[pi.Pod.Key()] = PodState{Queue: string(loc), Attempts: pi.Attempts}
 	})
-	for name, pi := range m.inFlight {
-		s.Pods[name] = PodState{Queue: string(queue.LocationInFlight), Attempts: pi.Attempts}
+	for _, st := range m.pods {
+		if st != nil && st.inFlight != nil {
+			s.Pods[st.pod.Key()] = PodState{Queue: string(queue.LocationInFlight), Attempts: st.inFlight.Attempts}
+		}
 	}
 	return s
 }
