@@ -5,6 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/kubectl-schedq/kubectl-schedq/pkg/cmd.version=$(VERSION)
 FUZZTIME  ?= 30s
 
+.PHONY: perf perf-compare-upstream
 .PHONY: all build build-perf test test-root test-perf bench fuzz lint difftest upstreamqueue etcd upstream-workloads tidy-check clean
 
 all: build
@@ -33,6 +34,29 @@ etcd: ## etcd from Go modules → bin/etcd (for upstream's scheduler_perf harnes
 upstream-workloads: etcd ## workloads/ through upstream's scheduler_perf, gate on and off (integration-test sizes; LABELS=performance for the big ones)
 	cd perf && PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -timeout 3h -run '^$$' -bench BenchmarkWorkloadsUpstream -benchtime 1x ./upstreamcompat/ \
 	  -args -perf-scheduling-label-filter=$(or $(LABELS),integration-test) -data-items-dir=$(CURDIR)/perf/out/upstreamcompat
+
+# schedq-perf run: `make perf` runs the default workload on an embedded
+# control plane; PERF_FILE and PERF_FLAGS change what and how.
+PERF_FILE  ?= perf/testdata/default.yaml
+PERF_FLAGS ?=
+PERF_OUT   ?= $(CURDIR)/perf/out
+PERF_COMPARE_RUNS ?= 3
+
+perf: build-perf ## the default workload on an embedded control plane → perf/out/perf (report.html, DataItems, queue series)
+	$(BIN)/schedq-perf run $(PERF_FILE) --out $(PERF_OUT)/perf $(PERF_FLAGS)
+
+perf-compare-upstream: build-perf etcd ## SchedulingBasic (500 nodes, 1000 measured pods) through upstream's scheduler_perf and schedq-perf, interleaved; both throughputs and their ratio
+	rm -rf $(PERF_OUT)/compare-upstream && mkdir -p $(PERF_OUT)/compare-upstream
+	for i in $$(seq $(PERF_COMPARE_RUNS)); do \
+	  echo "== run $$i/$(PERF_COMPARE_RUNS): upstream's scheduler_perf (log: $(PERF_OUT)/compare-upstream/upstream-$$i.log)"; \
+	  (cd perf && PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -timeout 30m -run '^$$' -bench BenchmarkPerfSchedulingBasic -benchtime 1x ./upstreambench/ \
+	    -args -data-items-dir=$(PERF_OUT)/compare-upstream/upstream/$$i) >$(PERF_OUT)/compare-upstream/upstream-$$i.log 2>&1 \
+	    || { tail -50 $(PERF_OUT)/compare-upstream/upstream-$$i.log; exit 1; }; \
+	  echo "== run $$i/$(PERF_COMPARE_RUNS): schedq-perf"; \
+	  $(BIN)/schedq-perf run perf/testdata/scheduling-basic.yaml --out $(PERF_OUT)/compare-upstream/schedq-perf/$$i >/dev/null || exit 1; \
+	done
+	cd perf && $(GO) run ./hack/perfcompare -upstream $(PERF_OUT)/compare-upstream/upstream -ours $(PERF_OUT)/compare-upstream/schedq-perf \
+	  -o $(PERF_OUT)/compare-upstream/compare.txt
 
 # perf/difftest drives a copy of upstream's pkg/scheduler/backend/queue made
 # from the module cache at build time (gitignored, never committed); every
