@@ -33,5 +33,6 @@ behaves.`,
 		"show the control plane's logs on stderr, at this klog verbosity (hidden without -v)")
 	root.AddCommand(newCmdCluster(ro, streams))
 	root.AddCommand(newCmdRun(ro, streams))
+	root.AddCommand(newCmdDemoSeed(streams))
 	return root
 }
