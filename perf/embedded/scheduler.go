@@ -13,7 +13,10 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/configz"
+	// kubernetes_build_info, as kube-scheduler's main registers it.
+	_ "k8s.io/component-base/metrics/prometheus/version"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
@@ -142,6 +145,11 @@ func startScheduler(f *files) (*kubeScheduler, error) {
 		}
 		return nil, fmt.Errorf("kube-scheduler: %w", err)
 	}
+	// What kube-scheduler's runCommand does after Setup: the gate and
+	// version gauges (kubernetes_feature_enabled, component version), so that
+	// the metrics look like a real scheduler's. Both only record values.
+	utilfeature.DefaultMutableFeatureGate.AddMetrics()
+	opts.ComponentGlobalsRegistry.AddMetrics()
 	rec := newInFlightRecorder(sched)
 	s := &kubeScheduler{
 		sched:      sched,
