@@ -285,8 +285,10 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 
 // Gather lists the pods, the events and the nodes and scrapes the scheduler
 // once, all at the same time: a fixed number of calls whatever the number of
-// pods, answered as nearly at one instant as they can be. Input.Now is the
-// time the last of them answered.
+// pods, answered as nearly at one instant as they can be. Input.Now is when
+// the calls were made: the API server answers a list, and the scheduler a
+// scrape, as of when it receives the call, however long the answer then
+// takes to arrive and be decoded.
 func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	ns := o.namespace
 	if o.AllNamespaces {
@@ -297,6 +299,7 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	// Every pending pod counts (the queue metrics count all of them): with a
 	// name or a selector, they are listed besides the targets.
 	listAll := !o.AllNamespaces || o.Selector != ""
+	now := o.clock.Now()
 
 	var (
 		wg                                      sync.WaitGroup
@@ -423,7 +426,7 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	default:
 		in.Metrics = queueMetrics(snap)
 	}
-	in.Now = o.clock.Now()
+	in.Now = now
 	return &Gathered{Input: in, Warnings: warnings, NotFound: notFound}, nil
 }
 
@@ -448,6 +451,9 @@ func queueMetrics(s *metricscrape.Snapshot) *explain.QueueMetrics {
 	}
 	if on, known := s.GateEnabled("SchedulerPopFromBackoffQ"); known {
 		m.PopFromBackoffQ = &on
+	}
+	if n, ok := s.InFlightEvents["PodPopped"]; ok {
+		m.InFlight = &n
 	}
 	return m
 }

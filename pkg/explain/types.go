@@ -35,6 +35,10 @@ type QueueMetrics struct {
 	// Pending is scheduler_pending_pods by queue label (active, backoff,
 	// unschedulable, gated).
 	Pending map[string]float64
+	// InFlight is scheduler_inflight_events{event="PodPopped"}: the pods
+	// popped and not yet done with (scheduled, or back in the queue). The
+	// scheduler updates it once a second, so it lags; nil if not reported.
+	InFlight *float64
 	// PopFromBackoffQ is the SchedulerPopFromBackoffQ gate, nil if the
 	// scheduler does not say (kubernetes_feature_enabled missing).
 	PopFromBackoffQ *bool
