@@ -15,6 +15,10 @@ const (
 	maxPopToFailure = 250 * time.Millisecond
 )
 
+// readyGrace is how long an error pod whose backoff completed may wait in a
+// busy activeQ: it is near the front (its timestamp is its last failure).
+const readyGrace = time.Second
+
 // maxHiddenCycles bounds the extrapolation (10 s cycles for a day).
 const maxHiddenCycles = 10000
 
@@ -48,14 +52,13 @@ type errorCycle struct {
 // failure that followed such a pop (count ≥ 2); otherwise the pop may be
 // anywhere in a one-second window.
 //
-// When extrapolate is false, the events are taken to be current: a further
-// failure would have been recorded as a new event or a new series, so a pod
-// past its pop is taken to be being retried still (in flight, or waiting in
-// activeQ). When it is true — the last event is a series, whose later
-// failures are not written, or activeQ is empty, so the pod cannot be
-// waiting there and its next failure's event is late — the cycle is
-// extrapolated past the last visible failure.
-func extrapolateErrors(last time.Time, count int, extrapolate bool, now time.Time, cfg Config, pfb bool) *errorCycle {
+// A pod past its pop is being retried (in flight, or waiting in activeQ)
+// for at most grace; after that its next failure is taken to have happened
+// out of sight, and the cycle is extrapolated past it: the last event is a
+// series, whose later failures are not written, or the event is late (the
+// scheduler's client writes events behind its bindings and status updates,
+// at a limited rate).
+func extrapolateErrors(last time.Time, count int, grace time.Duration, now time.Time, cfg Config, pfb bool) *errorCycle {
 	c := &errorCycle{failures: count, lastFailure: last}
 	backoff := func(n int) time.Duration {
 		return queue.CalculateBackoffDuration(cfg.PodInitialBackoff, cfg.PodMaxBackoff, n)
@@ -70,8 +73,8 @@ func extrapolateErrors(last time.Time, count int, extrapolate bool, now time.Tim
 		hi = nextTick(last, last.Add(backoff(count)))
 		lo = hi.Add(-maxPopToFailure)
 	}
-	for i := 0; extrapolate && i < maxHiddenCycles; i++ {
-		if now.Before(hi.Add(popToFailure)) {
+	for i := 0; i < maxHiddenCycles; i++ {
+		if now.Before(hi.Add(grace)) {
 			break
 		}
 		// Popped in [lo, hi] and failed again, out of sight.

@@ -39,6 +39,17 @@ type podFacts struct {
 	category category
 	// cycle is where an error pod is in its retry cycle.
 	cycle *errorCycle
+	// fitCount is how many times plugins rejected the pod (the events'
+	// count: at least this many), which sets its backoff.
+	fitCount int
+	// movedAt is when a node was added that moves the pod out of
+	// unschedulablePods (its plugins' hints answer Queue) after its last
+	// failure; movedBy names it.
+	movedAt time.Time
+	movedBy string
+	// dist is where the pod may be, for pods rejected by plugins and pods
+	// backing off after errors.
+	dist dist
 }
 
 type category int
@@ -65,7 +76,8 @@ func Infer(in Input) []Explanation {
 		pfb, pfbKnown = *in.Metrics.PopFromBackoffQ, true
 	}
 	events := indexEvents(in.Events)
-	activeEmpty := in.Metrics != nil && in.Metrics.Pending[queue.LabelActive] == 0
+	ob := &observer{in: in, schedulerName: schedulerName, pfb: pfb,
+		activeEmpty: in.Metrics != nil && in.Metrics.Pending[queue.LabelActive] == 0}
 
 	all := in.PendingPods
 	if all == nil {
@@ -78,7 +90,7 @@ func Infer(in Input) []Explanation {
 		if f, ok := facts[k]; ok {
 			return f
 		}
-		f := observePod(p, events[k], schedulerName, in.Now, in.Config, pfb, activeEmpty)
+		f := ob.observePod(p, events[k])
 		facts[k] = f
 		order = append(order, f)
 		return f
@@ -90,7 +102,7 @@ func Infer(in Input) []Explanation {
 		observe(p)
 	}
 
-	pl := place(order, in.Metrics)
+	pl := place(order, in, pfb, ob.activeEmpty)
 
 	out := make([]Explanation, 0, len(in.Pods))
 	for _, p := range in.Pods {
@@ -161,10 +173,18 @@ func podScheduledCondition(p *corev1.Pod) *corev1.PodCondition {
 	return nil
 }
 
-// observePod reads what is visible of one pod. activeEmpty says the metrics
-// show an empty activeQ: a pod whose backoff completed cannot be waiting
-// there.
-func observePod(p *corev1.Pod, evs []eventSummary, schedulerName string, now time.Time, cfg Config, pfb, activeEmpty bool) *podFacts {
+// observer reads what is visible of each pod.
+type observer struct {
+	in            Input
+	schedulerName string
+	pfb           bool
+	// activeEmpty says the metrics show an empty activeQ: a pod whose
+	// backoff completed cannot be waiting there.
+	activeEmpty bool
+}
+
+func (ob *observer) observePod(p *corev1.Pod, evs []eventSummary) *podFacts {
+	schedulerName, now, cfg, pfb, activeEmpty := ob.schedulerName, ob.in.Now, ob.in.Config, ob.pfb, ob.activeEmpty
 	f := &podFacts{pod: p, state: StatePending, category: catNotPending}
 	switch {
 	case p.DeletionTimestamp != nil:
@@ -218,15 +238,18 @@ func observePod(p *corev1.Pod, evs []eventSummary, schedulerName string, now tim
 	// them; a rejection by plugins resets it), and whether the latest event
 	// is a series, whose later failures are out of sight.
 	sort.SliceStable(mine, func(i, j int) bool { return mine[i].last.Before(mine[j].last) })
-	consecutiveErrors, lagging := 0, false
+	consecutiveErrors, lagging, fitCount := 0, false, 0
 	if n := len(mine); n > 0 {
 		lagging = mine[n-1].series
 	}
+	inErrors := true
 	for i := len(mine) - 1; i >= 0; i-- {
 		if _, isFit := ParseFitError(mine[i].message); isFit {
-			break
+			inErrors = false
+			fitCount += mine[i].count
+		} else if inErrors {
+			consecutiveErrors += mine[i].count
 		}
-		consecutiveErrors += mine[i].count
 	}
 	if fail != nil {
 		f.evidence = append(f.evidence, fmt.Sprintf("%d FailedScheduling event(s), last at %s", fail.Count, fail.Time.Format(time.RFC3339)))
@@ -252,7 +275,14 @@ func observePod(p *corev1.Pod, evs []eventSummary, schedulerName string, now tim
 	case cond != nil && cond.Reason == reasonSchedulerError, !isFit:
 		// No rejector plugins: the error backoff heap, never popped early.
 		fail.Kind = FailureError
-		f.cycle = extrapolateErrors(fail.Time, max(consecutiveErrors, 1), lagging || activeEmpty, now, cfg, pfb)
+		// How long a pod past its pop may still be being retried: a
+		// moment (its scheduling cycle and binding call), or, with
+		// activeQ busy and the events current, a while in activeQ.
+		grace := popToFailure
+		if !lagging && !activeEmpty {
+			grace = readyGrace
+		}
+		f.cycle = extrapolateErrors(fail.Time, max(consecutiveErrors, 1), grace, now, cfg, pfb)
 		if f.cycle.hidden > 0 {
 			f.evidence = append(f.evidence, fmt.Sprintf("the event series hides later failures: %d more estimated from the error backoff's rhythm, the last at about %s",
 				f.cycle.hidden, f.cycle.lastFailure.Format(time.RFC3339)))
@@ -266,73 +296,21 @@ func observePod(p *corev1.Pod, evs []eventSummary, schedulerName string, now tim
 		fail.Kind = FailureUnschedulable
 		f.fit = &fe
 		f.category = catFitFailed
-	}
-	return f
-}
-
-// placement is the probability of each place for a category of pods, and the
-// set of ready pods taken to be in flight.
-type placement struct {
-	fit      []Alternative
-	inFlight map[*podFacts]bool
-	note     map[category]string
-}
-
-// place reconciles the pods' categories with scheduler_pending_pods: the
-// metrics tell how many pods each sub-queue holds, the pods which could be
-// where.
-func place(pods []*podFacts, m *QueueMetrics) placement {
-	pl := placement{inFlight: map[*podFacts]bool{}, note: map[category]string{}}
-	var fit, errBackoff, ready []*podFacts
-	for _, f := range pods {
-		switch f.category {
-		case catFitFailed:
-			fit = append(fit, f)
-		case catErrorBackingOff:
-			errBackoff = append(errBackoff, f)
-		case catReady:
-			ready = append(ready, f)
-		}
-	}
-	if m == nil {
-		pl.fit = []Alternative{{queue.LocationUnschedulable, 0.7}, {queue.LocationBackoff, 0.2}, {queue.LocationActive, 0.1}}
-		return pl
-	}
-	a, b, u := int(m.Pending[queue.LabelActive]), int(m.Pending[queue.LabelBackoff]), int(m.Pending[queue.LabelUnschedulable])
-
-	// Pods that failed with plugins: unschedulablePods, unless an event moved
-	// them on; the metrics say how many did.
-	if n := len(fit); n > 0 {
-		inU := min(u, n)
-		inB := min(max(b-len(errBackoff), 0), n-inU)
-		rest := n - inU - inB
-		for _, alt := range []Alternative{
-			{queue.LocationUnschedulable, float64(inU) / float64(n)},
-			{queue.LocationBackoff, float64(inB) / float64(n)},
-			{queue.LocationActive, float64(rest) / float64(n)},
-		} {
-			if alt.Probability > 0 {
-				pl.fit = append(pl.fit, alt)
+		f.fitCount = max(fitCount, 1)
+		if ob.in.Nodes != nil {
+			plugins := fe.Plugins()
+			for _, n := range nodesAddedAfter(ob.in.Nodes, fail.Time, fe.NumAllNodes) {
+				if nodeAddMoves(p, plugins, n) && (f.movedAt.IsZero() || n.CreationTimestamp.Time.Before(f.movedAt)) {
+					f.movedAt, f.movedBy = n.CreationTimestamp.Time, n.Name
+				}
+			}
+			if !f.movedAt.IsZero() {
+				f.evidence = append(f.evidence, fmt.Sprintf("node %s was added at %s, after the last failure, and %s would let the pod try it: the NodeAdd moved it out of unschedulablePods",
+					f.movedBy, f.movedAt.Format(time.RFC3339), strings.Join(plugins, ", ")))
 			}
 		}
-		if inU < n {
-			pl.note[catFitFailed] = fmt.Sprintf("%d of the %d pods rejected by plugins are in unschedulablePods, %d in backoffQ; the visible evidence cannot tell which", inU, n, inB)
-		}
-		a -= min(a, rest)
 	}
-	// Ready pods are popped in activeQ order (priority, then time): the first
-	// ones beyond what activeQ holds are in flight.
-	sort.SliceStable(ready, func(i, j int) bool {
-		pi, pj := priority(ready[i].pod), priority(ready[j].pod)
-		if pi != pj {
-			return pi > pj
-		}
-		return readySince(ready[i]).Before(readySince(ready[j]))
-	})
-	for i := 0; i < len(ready)-a; i++ {
-		pl.inFlight[ready[i]] = true
-	}
-	return pl
+	return f
 }
 
 func priority(p *corev1.Pod) int32 {
@@ -402,23 +380,19 @@ func explain(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explanatio
 		e.Reasons = []string{"spec.schedulingGates is not empty: " + strings.Join(f.gates, ", ")}
 		e.NextRetry = &NextRetry{Triggers: []string{queue.EventUnscheduledPodGatesEliminated.Label()}, Note: "when the last gate is removed"}
 	case catErrorBackingOff:
-		e.Queue, e.Confidence = queue.LocationErrorBackoff, 0.9
-		if in.Metrics != nil && in.Metrics.Pending[queue.LabelBackoff] == 0 {
-			e.Confidence = 0.3
-			e.Alternatives = []Alternative{{queue.LocationActive, 0.7}}
-		}
 		c := f.cycle
+		e.Queue, e.Confidence, e.Alternatives = f.dist.best(locations(true))
 		e.Attempts = max(e.Attempts, f.failure.Count+c.hidden)
-		if c.hidden > 0 {
-			// Each inferred cycle may have slipped (a busy activeQ delays a
-			// pop by whole seconds).
-			e.Confidence = max(0.6, e.Confidence-0.01*float64(c.hidden))
-			e.Alternatives = append(e.Alternatives, Alternative{queue.LocationInFlight, 1 - e.Confidence})
-		}
-		earliest, latest := c.popEarliest, c.popLatest
-		e.Summary = fmt.Sprintf("failed with an error; backing off in errorBackoffQ until %s (never popped early)", earliest.Format(time.RFC3339))
 		e.Reasons = []string{f.failure.Message}
-		e.NextRetry = &NextRetry{Earliest: &earliest, Latest: &latest, Note: "error backoff: " + backoffNote(c.failures, in.Config)}
+		now := in.Now
+		if e.Queue == queue.LocationErrorBackoff {
+			earliest, latest := c.popEarliest, c.popLatest
+			e.Summary = fmt.Sprintf("failed with an error; backing off in errorBackoffQ until %s (never popped early)", earliest.Format(time.RFC3339))
+			e.NextRetry = &NextRetry{Earliest: &earliest, Latest: &latest, Note: "error backoff: " + backoffNote(c.failures, in.Config)}
+		} else {
+			e.Summary = "failed with an error; the queue metrics say it is no longer backing off: about to be retried"
+			e.NextRetry = &NextRetry{Earliest: &now, Latest: &now, Note: "next pop of activeQ, by priority then time"}
+		}
 		add(metricsNote)
 	case catReady:
 		if pl.inFlight[f] {
@@ -446,24 +420,16 @@ func explain(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explanatio
 		e.NextRetry = &NextRetry{Earliest: &now, Latest: &now, Note: "next pop of activeQ, by priority then time"}
 		add(metricsNote)
 	case catFitFailed:
-		best := pl.fit[0]
-		for _, alt := range pl.fit[1:] {
-			if alt.Probability > best.Probability {
-				best = alt
-			}
-		}
-		e.Queue, e.Confidence = best.Queue, best.Probability
-		for _, alt := range pl.fit {
-			if alt.Queue != best.Queue {
-				e.Alternatives = append(e.Alternatives, alt)
-			}
-		}
+		e.Queue, e.Confidence, e.Alternatives = f.dist.best(locations(false))
+		e.Attempts = max(e.Attempts, f.fitCount)
 		e.Plugins = f.fit.Plugins()
 		e.NodeReasons = f.fit.Reasons
 		e.Reasons = fitReasons(f.fit)
 		e.Summary = fitSummary(e.Queue, f.fit, e.Plugins)
 		e.NextRetry = fitNextRetry(f, e.Queue, e.Plugins, in, pfb)
-		add(pl.note[catFitFailed])
+		if e.Confidence < 0.9 {
+			add(pl.fitNote + "; the visible evidence cannot tell which")
+		}
 		add(metricsNote)
 	}
 	add(gateNote)
@@ -523,20 +489,19 @@ func fitNextRetry(f *podFacts, loc queue.Location, plugins []string, in Input, p
 	}
 	switch loc {
 	case queue.LocationBackoff:
-		exp := queue.BackoffExpiry(f.failure.Time, f.failure.Count, 0, in.Config.PodInitialBackoff, in.Config.PodMaxBackoff, pfb)
-		done, latest := queue.BackoffCompletionWindow(exp, pfb)
-		nr.Latest = &latest
+		done, latest := fitBackoffWindow(f, in.Config, pfb)
 		now := in.Now
+		nr.Latest = maxTimePtr(latest, now)
 		if pfb && in.Metrics != nil && in.Metrics.Pending[queue.LabelActive] == 0 {
 			nr.PopFromBackoffQ = true
 			nr.Earliest = &now
 			nr.Note += "activeQ is empty and SchedulerPopFromBackoffQ is on: it can be popped before its backoff ends"
 		} else {
 			nr.Earliest = maxTimePtr(done, now)
-			nr.Note += "backoff " + backoffNote(f.failure.Count, in.Config)
+			nr.Note += "backoff " + backoffNote(f.fitCount, in.Config)
 		}
 		nr.Triggers = nil
-	case queue.LocationActive:
+	case queue.LocationActive, queue.LocationInFlight:
 		now := in.Now
 		nr.Earliest, nr.Latest = &now, &now
 		nr.Triggers = nil
