@@ -1,0 +1,278 @@
+package explainacc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
+)
+
+// The scenario puts pods in every place of the queue, round after round
+// (each round's names carry its number):
+//
+//   - err-*: bound by nobody: a ValidatingAdmissionPolicy denies their
+//     binding, so they cycle through the error backoff (1 s, 2 s … 10 s);
+//   - big-*: ask for 6 CPUs, more than any node has: unschedulablePods
+//     (NodeResourcesFit), until a node that fits one is added;
+//   - sel-*: select a node pool that does not exist yet: unschedulablePods
+//     (NodeAffinity), until the pool's node is added;
+//   - gated-*: carry a scheduling gate, removed from half of them mid-round
+//     and from the rest later;
+//   - small-*: bursts of a hundred pods that fit anywhere: activeQ and in
+//     flight, and while they wait, others' backoffs wait too;
+//
+// and changes the cluster under them: nodes that help some pods and not
+// others (NodeAdd), and deletion of the previous round's bound pods
+// (AssignedPodDelete).
+const (
+	denyPrefix = "err-"
+	roundLen   = 20 * time.Second
+	ns         = metav1.NamespaceDefault
+)
+
+type step struct {
+	at   time.Duration
+	name string
+	do   func(ctx context.Context, s *scenario, round int) error
+}
+
+var roundSteps = []step{
+	{0, "previous round's small pods deleted", func(ctx context.Context, s *scenario, r int) error {
+		if r == 0 {
+			return nil
+		}
+		return s.deleteBound(ctx, fmt.Sprintf("small-r%d-", r-1))
+	}},
+	{0, "err, big, sel, gated pods and a burst", func(ctx context.Context, s *scenario, r int) error {
+		sel := map[string]string{"schedq.test/pool": fmt.Sprintf("r%d", r)}
+		for _, c := range []struct {
+			prefix string
+			n      int
+			cpu    string
+			sel    map[string]string
+			gated  bool
+		}{
+			{fmt.Sprintf("%sr%d-", denyPrefix, r), 6, "100m", nil, false},
+			{fmt.Sprintf("big-r%d-", r), 15, "6", nil, false},
+			{fmt.Sprintf("sel-r%d-", r), 10, "1", sel, false},
+			{fmt.Sprintf("gated-r%d-", r), 10, "10m", nil, true},
+			{fmt.Sprintf("small-r%d-a-", r), 100, "10m", nil, false},
+		} {
+			if err := s.createPods(ctx, c.prefix, c.n, c.cpu, c.sel, c.gated); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{2 * time.Second, "burst", func(ctx context.Context, s *scenario, r int) error {
+		return s.createPods(ctx, fmt.Sprintf("small-r%d-b-", r), 100, "10m", nil, false)
+	}},
+	{4 * time.Second, "pool node (NodeAdd for sel)", func(ctx context.Context, s *scenario, r int) error {
+		return s.addNode(ctx, fmt.Sprintf("pool-r%d", r), "4", map[string]string{"schedq.test/pool": fmt.Sprintf("r%d", r)})
+	}},
+	{6 * time.Second, "half the gates removed", func(ctx context.Context, s *scenario, r int) error {
+		return s.ungate(ctx, fmt.Sprintf("gated-r%d-", r), 0, 5)
+	}},
+	{9 * time.Second, "burst, then an 8-CPU node (NodeAdd for big)", func(ctx context.Context, s *scenario, r int) error {
+		if err := s.createPods(ctx, fmt.Sprintf("small-r%d-c-", r), 100, "10m", nil, false); err != nil {
+			return err
+		}
+		return s.addNode(ctx, fmt.Sprintf("wide-r%d", r), "8", nil)
+	}},
+	{11 * time.Second, "a 1-CPU node (NodeAdd that fits no big pod)", func(ctx context.Context, s *scenario, r int) error {
+		return s.addNode(ctx, fmt.Sprintf("tiny-r%d", r), "1", nil)
+	}},
+	{13 * time.Second, "half the round's bound small pods deleted", func(ctx context.Context, s *scenario, r int) error {
+		return s.deleteBound(ctx, fmt.Sprintf("small-r%d-a-", r))
+	}},
+	{14 * time.Second, "burst", func(ctx context.Context, s *scenario, r int) error {
+		return s.createPods(ctx, fmt.Sprintf("small-r%d-d-", r), 100, "10m", nil, false)
+	}},
+	{16 * time.Second, "the other gates removed", func(ctx context.Context, s *scenario, r int) error {
+		return s.ungate(ctx, fmt.Sprintf("gated-r%d-", r), 5, 10)
+	}},
+}
+
+type scenario struct {
+	client kubernetes.Interface
+	log    func(format string, args ...any)
+}
+
+// run plays rounds until d has passed (at least one round), then waits for
+// the last round to end.
+func (s *scenario) run(ctx context.Context, d time.Duration) error {
+	begin := time.Now()
+	for r := 0; r == 0 || time.Since(begin)+roundLen <= d; r++ {
+		start := begin.Add(time.Duration(r) * roundLen)
+		for _, st := range roundSteps {
+			if err := sleepUntil(ctx, start.Add(st.at)); err != nil {
+				return err
+			}
+			t := time.Now()
+			if err := st.do(ctx, s, r); err != nil {
+				return fmt.Errorf("round %d, %s: %w", r, st.name, err)
+			}
+			s.log("round %d +%v: %s (%v)", r, st.at, st.name, time.Since(t).Round(time.Millisecond))
+		}
+		if err := sleepUntil(ctx, start.Add(roundLen)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sleepUntil(ctx context.Context, t time.Time) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(time.Until(t)):
+		return nil
+	}
+}
+
+// createPods creates n pods named prefix0, prefix1 …, eight at a time.
+func (s *scenario) createPods(ctx context.Context, prefix string, n int, cpu string, sel map[string]string, gated bool) error {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	errs := make([]error, n)
+	for i := range n {
+		p := &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s%d", prefix, i), Namespace: ns},
+			Spec: v1.PodSpec{
+				NodeSelector: sel,
+				Containers: []v1.Container{{
+					Name: "pause", Image: "registry.k8s.io/pause:3.10",
+					Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}},
+				}},
+			},
+		}
+		if gated {
+			p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "schedq.test/hold"}}
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			_, errs[i] = s.client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (s *scenario) addNode(ctx context.Context, name, cpu string, labels map[string]string) error {
+	n := embedded.FakeNode(name)
+	for k, v := range labels {
+		n.Labels[k] = v
+	}
+	q := resource.MustParse(cpu)
+	n.Status.Capacity[v1.ResourceCPU] = q
+	n.Status.Allocatable[v1.ResourceCPU] = q
+	return embedded.CreateNodes(ctx, s.client, n)
+}
+
+func (s *scenario) ungate(ctx context.Context, prefix string, from, to int) error {
+	patch := []byte(`{"spec":{"schedulingGates":null}}`)
+	for i := from; i < to; i++ {
+		if _, err := s.client.CoreV1().Pods(ns).Patch(ctx, fmt.Sprintf("%s%d", prefix, i), types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteBound deletes the bound pods whose names start with prefix.
+func (s *scenario) deleteBound(ctx context.Context, prefix string) error {
+	pods, err := s.client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, p := range pods.Items {
+		if strings.HasPrefix(p.Name, prefix) && p.Spec.NodeName != "" {
+			if err := s.client.CoreV1().Pods(ns).Delete(ctx, p.Name, *metav1.NewDeleteOptions(0)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// denyBinding makes every binding of a pod whose name starts with prefix
+// fail: the failure has no rejecting plugin, so the pod goes to the error
+// backoff.
+func denyBinding(ctx context.Context, client kubernetes.Interface, prefix string) error {
+	fail := admissionv1.Fail
+	if _, err := client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, &admissionv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "deny-bind"},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: &fail,
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionv1.RuleWithOperations{
+					Operations: []admissionv1.OperationType{admissionv1.Create},
+					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/binding"}},
+				},
+			}}},
+			Validations: []admissionv1.Validation{{Expression: fmt.Sprintf("!object.metadata.name.startsWith(%q)", prefix), Message: "binding denied by the accuracy test"}},
+		},
+	}, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	if _, err := client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, &admissionv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "deny-bind"},
+		Spec:       admissionv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "deny-bind", ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny}},
+	}, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	// The policy takes effect once the API server's policy informer has it:
+	// probe with bindings of gated pods until one is denied.
+	s := &scenario{client: client}
+	for i := 0; ; i++ {
+		name := fmt.Sprintf("%sprobe-%d", prefix, i)
+		if err := s.createPods(ctx, name, 1, "1m", nil, true); err != nil {
+			return err
+		}
+		name += "0"
+		err := client.CoreV1().Pods(ns).Bind(ctx, &v1.Binding{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Target:     v1.ObjectReference{Kind: "Node", Name: embedded.FakeNodeName(0)},
+		}, metav1.CreateOptions{})
+		if delErr := client.CoreV1().Pods(ns).Delete(ctx, name, *metav1.NewDeleteOptions(0)); delErr != nil {
+			return delErr
+		}
+		if err != nil && strings.Contains(err.Error(), "binding denied by the accuracy test") {
+			return nil
+		}
+		if i == 100 {
+			return fmt.Errorf("the binding policy never took effect: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitFor polls cond until it returns "" or timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, cond func() string) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		msg := cond()
+		if msg == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %s", timeout, msg)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

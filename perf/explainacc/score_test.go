@@ -1,0 +1,140 @@
+package explainacc
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func at(d time.Duration) time.Time { return t0.Add(d) }
+
+func snapshot(pods ...groundtruth.Pod) groundtruth.Queue { return groundtruth.Queue{Pods: pods} }
+
+func gtPod(name string, q groundtruth.QueueName, attempts int) groundtruth.Pod {
+	return groundtruth.Pod{Namespace: "ns", Name: name, Queue: q, Attempts: attempts}
+}
+
+func TestPopTracker(t *testing.T) {
+	pt := NewPopTracker()
+	ms := time.Millisecond
+	pt.Observe(at(0), snapshot(gtPod("a", groundtruth.Active, 0), gtPod("b", groundtruth.InFlight, 1)))
+	// a popped and failed between two reads; b back in backoff.
+	pt.Observe(at(10*ms), snapshot(gtPod("a", groundtruth.Backoff, 1), gtPod("b", groundtruth.Backoff, 1)))
+	// b missing from one read (it moved between two sub-queues as they were
+	// read), then back with the same attempts: not a pop.
+	pt.Observe(at(20*ms), snapshot(gtPod("a", groundtruth.Backoff, 1)))
+	pt.Observe(at(30*ms), snapshot(gtPod("a", groundtruth.Backoff, 1), gtPod("b", groundtruth.Active, 1)))
+	// a popped and bound between two reads: gone for good; c appears in
+	// flight, popped once already.
+	pt.Observe(at(40*ms), snapshot(gtPod("b", groundtruth.InFlight, 2), gtPod("c", groundtruth.InFlight, 1)))
+	// b bound after it was seen in flight: no more pops.
+	pt.Observe(at(50*ms), snapshot(gtPod("c", groundtruth.InFlight, 1)))
+	want := map[string][]time.Time{
+		"ns/a": {at(10 * ms), at(40 * ms)},
+		"ns/b": {at(0), at(40 * ms)},
+		"ns/c": {at(40 * ms)},
+	}
+	if diff := cmp.Diff(want, pt.Pops()); diff != "" {
+		t.Errorf("pops (-want, +got):\n%s", diff)
+	}
+}
+
+// TestScore checks placement, calibration and next-retry scoring on a
+// recording of two samples with canned answers.
+func TestScore(t *testing.T) {
+	pod := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1"}}
+	}
+	rec := NewRecording("unit", true, explain.DefaultConfig())
+	rec.Start, rec.End, rec.PollInterval = at(0), at(time.Minute), 10*time.Millisecond
+	in := explain.Input{Now: at(time.Second), Pods: []*corev1.Pod{pod("err"), pod("unsched"), pod("fly")}}
+	before := snapshot(gtPod("err", groundtruth.ErrorBackoff, 2), gtPod("unsched", groundtruth.Unschedulable, 1), gtPod("fly", groundtruth.InFlight, 1))
+	// fly finished its attempt and went to backoff while explain read.
+	mid := snapshot(gtPod("err", groundtruth.ErrorBackoff, 2), gtPod("unsched", groundtruth.Unschedulable, 1), gtPod("fly", groundtruth.Backoff, 1))
+	rec.AddSample(at(time.Second), at(time.Second+50*time.Millisecond), in, before, mid, mid)
+	rec.Pops = map[string][]time.Time{
+		"ns/err":  {at(0), at(500 * time.Millisecond), at(3200 * time.Millisecond)},
+		"ns/fly":  {at(900 * time.Millisecond)},
+		"ns/none": nil,
+	}
+	d := func(s string) *time.Time { t := at(mustDuration(s)); return &t }
+	answers := []explain.Explanation{
+		// Right, window [3 s, 3.1 s]: the pop at 3.2 s is 100 ms late.
+		{Namespace: "ns", Name: "err", State: explain.StatePending, Queue: queue.LocationErrorBackoff, Confidence: 0.9,
+			NextRetry: &explain.NextRetry{Earliest: d("3s"), Latest: d("3.1s")}},
+		// Wrong, but the truth is an alternative; never popped again, its
+		// window ends after the run: censored.
+		{Namespace: "ns", Name: "unsched", State: explain.StatePending, Queue: queue.LocationBackoff, Confidence: 0.6,
+			Alternatives: []explain.Alternative{{Queue: queue.LocationUnschedulable, Probability: 0.4}},
+			NextRetry:    &explain.NextRetry{Earliest: d("1s"), Latest: d("2m")}},
+		// Moving: right either way; in flight, its pop is the one at 0.9 s.
+		{Namespace: "ns", Name: "fly", State: explain.StatePending, Queue: queue.LocationBackoff, Confidence: 0.97,
+			NextRetry: &explain.NextRetry{Earliest: d("1s"), Latest: d("1s")}},
+	}
+	res := Score(rec, func(explain.Input) []explain.Explanation { return answers })
+
+	tot := res.Total()
+	if tot.N != 3 || tot.Correct != 2 || tot.Moving != 1 || tot.Covered != 3 {
+		t.Errorf("total %+v, want 3 scored, 2 right, 1 moving, 3 covered", tot)
+	}
+	if res.Confusion["unschedulable→backoff"] != 1 {
+		t.Errorf("confusion %v", res.Confusion)
+	}
+	for _, b := range res.Calibration {
+		switch {
+		case b.Low == 0.5 && (b.N != 1 || b.Correct != 0), b.Low == 0.95 && (b.N != 1 || b.Correct != 1), b.Low == 0.9 && (b.N != 1 || b.Correct != 1):
+			t.Errorf("bucket %+v", b)
+		}
+	}
+	eb := res.NextRetry[groundtruth.ErrorBackoff]
+	if eb == nil || eb.N != 1 || eb.P90 != 100*time.Millisecond {
+		t.Errorf("errorBackoff next retry %+v, want one error of 100ms", eb)
+	}
+	if u := res.NextRetry[groundtruth.Unschedulable]; u == nil || u.N != 0 || u.Censored != 1 {
+		t.Errorf("unschedulable next retry %+v, want one censored", u)
+	}
+	if f := res.NextRetry[groundtruth.InFlight]; f == nil || f.N != 1 || f.P50 != 100*time.Millisecond {
+		t.Errorf("inFlight next retry %+v, want 100ms (popped at 0.9 s, window at 1 s)", f)
+	}
+
+	var text strings.Builder
+	res.WriteText(&text)
+	for _, want := range []string{"| errorBackoff | 1 | 1 | 100.0% |", "| **all** | 3 | 2 | **66.7%** |", "Misplaced (truth→explain): unschedulable→backoff 1."} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, text.String())
+		}
+	}
+
+	// A recording survives Save and Load.
+	path := filepath.Join(t.TempDir(), "rec.json.gz")
+	if err := rec.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(rec.Input(0).Pods, back.Input(0).Pods); diff != "" || len(back.Samples) != 1 || !back.Samples[0].Now.Equal(in.Now) {
+		t.Errorf("after Save and Load: %d samples, pods (-want, +got):\n%s", len(back.Samples), diff)
+	}
+}
+
+func mustDuration(s string) time.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
