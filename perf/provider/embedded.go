@@ -59,9 +59,6 @@ func (Embedded) Start(ctx context.Context, spec Spec) (*Instance, error) {
 		}
 		return nil, fmt.Errorf("embedded control plane: %w", err)
 	}
-	// kube-scheduler's command adds these before it runs; the embedded
-	// control plane runs it through Setup and Run, which do not.
-	utilfeature.DefaultMutableFeatureGate.AddMetrics()
 	return &Instance{
 		Cluster: runner.Cluster{
 			Name:       "embedded control plane",
