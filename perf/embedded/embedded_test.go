@@ -36,6 +36,7 @@ func TestControlPlane(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	kubeconfigOut := filepath.Join(t.TempDir(), "kubeconfig")
 	servingBefore := servingGoroutines()
+	goroutinesBefore := runtime.NumGoroutine()
 
 	cp := startForTest(t, Options{Nodes: 3, KubeconfigPath: kubeconfigOut})
 	client := cp.Client()
@@ -289,6 +290,7 @@ func TestControlPlane(t *testing.T) {
 			}
 			return ""
 		})
+		t.Logf("goroutines: %d before Start, %d after Stop", goroutinesBefore, runtime.NumGoroutine())
 		emptyDir(t, tmp)
 		if _, err := os.Stat(kubeconfigOut); !os.IsNotExist(err) {
 			t.Errorf("kubeconfig %s still exists after Stop (err %v)", kubeconfigOut, err)
