@@ -30,6 +30,7 @@ func TestStart_badInput(t *testing.T) {
 	unknownField := write("unknown-field.yaml", header+"podInitialBackofSeconds: 5\n")
 	wrongKind := write("wrong-kind.yaml", "apiVersion: v1\nkind: Pod\n")
 	missing := filepath.Join(dir, "missing.yaml")
+	existingKubeconfig := write("kubeconfig", "apiVersion: v1\nkind: Config\n")
 
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -63,6 +64,8 @@ func TestStart_badInput(t *testing.T) {
 			[]string{"mutually exclusive"}},
 		{"queue port in use", Options{QueuePort: busyPort},
 			[]string{"queue endpoint", "is in use"}},
+		{"existing kubeconfig", Options{KubeconfigPath: existingKubeconfig},
+			[]string{"kubeconfig " + existingKubeconfig + " already exists"}},
 		{"negative nodes", Options{Nodes: -1},
 			[]string{"nodes", "negative"}},
 	}

@@ -74,8 +74,9 @@ type Options struct {
 	// create before Start returns.
 	Nodes int
 
-	// KubeconfigPath is where to write the admin kubeconfig. Empty: a file in
-	// the control plane's temporary directory. The file is removed by Stop.
+	// KubeconfigPath is where to write the admin kubeconfig; it must not
+	// exist yet. Empty: a file in the control plane's temporary directory.
+	// The file is removed by Stop.
 	KubeconfigPath string
 
 	// QueuePort is the loopback port of the ground-truth endpoint; 0 picks a
@@ -149,6 +150,12 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	schedCfg, err := schedulerConfig(opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.KubeconfigPath != "" {
+		// Stop removes the file, so it must not be someone's kubeconfig.
+		if _, err := os.Lstat(opts.KubeconfigPath); err == nil {
+			return nil, fmt.Errorf("kubeconfig %s already exists; the control plane writes a new one there and removes it on Stop, so give a path that does not exist", opts.KubeconfigPath)
+		}
 	}
 	if err := claimProcess(opts.FeatureGates); err != nil {
 		return nil, err

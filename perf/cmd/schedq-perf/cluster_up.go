@@ -76,7 +76,7 @@ scheduler endpoint, so kubectl schedq run with it needs no metrics flags.`,
 	f := cmd.Flags()
 	f.StringVar(&o.featureGates, "feature-gates", o.featureGates, "feature gates for the whole control plane, e.g. SchedulerPopFromBackoffQ=false")
 	f.StringVar(&o.schedulerConfig, "scheduler-config", o.schedulerConfig, "a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) file; its clientConnection.kubeconfig and leader election are replaced")
-	f.StringVar(&o.kubeconfigOut, "kubeconfig-out", o.kubeconfigOut, "where to write the kubeconfig (default: a temporary file); removed on exit")
+	f.StringVar(&o.kubeconfigOut, "kubeconfig-out", o.kubeconfigOut, "where to write the kubeconfig, a path that does not exist yet (default: a temporary file); removed on exit")
 	f.IntVar(&o.nodes, "nodes", o.nodes, "how many fake nodes to create")
 	f.IntVar(&o.queuePort, "queue-port", o.queuePort, "loopback port of the queue endpoint (0: any free port)")
 	_ = cmd.MarkFlagFilename("scheduler-config", "yaml", "yml", "json")
