@@ -19,6 +19,9 @@ const (
 // busy activeQ: it is near the front (its timestamp is its last failure).
 const readyGrace = time.Second
 
+// maxRecent is how many hidden failures an errorCycle remembers.
+const maxRecent = 8
+
 // maxHiddenCycles bounds the extrapolation (10 s cycles for a day).
 const maxHiddenCycles = 10000
 
@@ -33,6 +36,9 @@ type errorCycle struct {
 	// lastFailure is when the latest failure happened (estimated when
 	// hidden).
 	lastFailure time.Time
+	// recent are the estimated times of the latest hidden failures (up to
+	// maxRecent), oldest first.
+	recent []time.Time
 	// popEarliest and popLatest bound the next pop (or the current one,
 	// when the pod is being retried).
 	popEarliest, popLatest time.Time
@@ -58,15 +64,19 @@ type errorCycle struct {
 // series, whose later failures are not written, or the event is late (the
 // scheduler's client writes events behind its bindings and status updates,
 // at a limited rate).
-func extrapolateErrors(last time.Time, count int, grace time.Duration, now time.Time, cfg Config, pfb bool) *errorCycle {
+func extrapolateErrors(last time.Time, count int, grace time.Duration, now time.Time, cfg Config, grid flushGrid) *errorCycle {
 	c := &errorCycle{failures: count, lastFailure: last}
 	backoff := func(n int) time.Duration {
 		return queue.CalculateBackoffDuration(cfg.PodInitialBackoff, cfg.PodMaxBackoff, n)
 	}
+	expiry := func(t time.Time, n int) time.Time {
+		return queue.BackoffExpiry(t, 0, n, cfg.PodInitialBackoff, cfg.PodMaxBackoff, grid.pfb)
+	}
 	var lo, hi time.Time
-	if pfb || count < 2 {
-		lo, hi = queue.BackoffCompletionWindow(queue.BackoffExpiry(last, 0, count, cfg.PodInitialBackoff, cfg.PodMaxBackoff, pfb), pfb)
-	} else {
+	switch {
+	case grid.pfb || grid.known || count < 2:
+		lo, hi = grid.completion(expiry(last, count))
+	default:
 		// The failure came a little after the tick that popped it (at most
 		// maxPopToFailure): the tick after its backoff is as much before
 		// the tick after last + backoff.
@@ -81,15 +91,19 @@ func extrapolateErrors(last time.Time, count int, grace time.Duration, now time.
 		c.failures++
 		c.hidden++
 		c.lastFailure = lo.Add(popToFailure)
-		if pfb {
-			lo, hi = queue.BackoffCompletionWindow(queue.BackoffExpiry(c.lastFailure, 0, c.failures, cfg.PodInitialBackoff, cfg.PodMaxBackoff, pfb), pfb)
+		if c.recent = append(c.recent, c.lastFailure); len(c.recent) > maxRecent {
+			c.recent = c.recent[1:]
+		}
+		if grid.pfb || grid.known {
+			lo, hi = grid.completion(expiry(c.lastFailure, c.failures))
 		} else {
 			d := nextTick(lo, lo.Add(popToFailure+backoff(c.failures))).Sub(lo)
 			lo, hi = lo.Add(d), hi.Add(d)
 		}
 	}
 	c.popEarliest, c.popLatest = lo, hi
-	c.backingOff = now.Before(lo)
+	// Within the window, more likely not yet popped in its first half.
+	c.backingOff = now.Before(lo.Add(hi.Sub(lo) / 2))
 	return c
 }
 

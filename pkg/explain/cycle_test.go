@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,7 +52,7 @@ func TestExtrapolateErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/popFromBackoffQ=%v", tt.name, tt.pfb), func(t *testing.T) {
-			c := extrapolateErrors(at(tt.last), tt.count, tt.grace, at(tt.now), DefaultConfig(), tt.pfb)
+			c := extrapolateErrors(at(tt.last), tt.count, tt.grace, at(tt.now), DefaultConfig(), flushGrid{pfb: tt.pfb})
 			if c.failures != tt.failures || c.hidden != tt.hidden || !c.popEarliest.Equal(at(tt.lo)) || !c.popLatest.Equal(at(tt.hi)) || c.backingOff != tt.backingOff {
 				t.Errorf("got failures %d hidden %d pop [%v, %v] backing off %v, want %d %d [%v, %v] %v",
 					c.failures, c.hidden, c.popEarliest.Sub(t0), c.popLatest.Sub(t0), c.backingOff,
@@ -90,5 +91,64 @@ func TestInfer_errorSeries(t *testing.T) {
 	in.Metrics = metrics(0, 0, 0, 0)
 	if e := Infer(in)[0]; e.Queue != queue.LocationInFlight {
 		t.Errorf("just after its pop: queue %s, want inFlight", e.Queue)
+	}
+}
+
+// TestLearnGrid: without PopFromBackoffQ the flush ticks once a second at a
+// phase of its own; error pods failing again just after it reveal it.
+func TestLearnGrid(t *testing.T) {
+	ms := time.Millisecond
+	// Ticks at .150; failures 10–40 ms after three ticks, and one pod
+	// that waited in a busy activeQ (an outlier).
+	fails := []time.Time{t0.Add(3160 * ms), t0.Add(3190 * ms), t0.Add(8170 * ms), t0.Add(12155 * ms), t0.Add(20700 * ms)}
+	g := learnGrid(false, fails)
+	if !g.known || g.anchor.Sub(t0)%time.Second != 155*ms {
+		t.Fatalf("grid %+v, want the phase of the earliest failure of the cluster (.155)", g)
+	}
+	// A backoff expiring at +30.4 s completes at the tick after it, +31.155
+	// at most (the tick is up to 250 ms before the earliest failure).
+	lo, hi := g.completion(t0.Add(30400 * ms))
+	if !hi.Equal(t0.Add(31155*ms)) || !lo.Equal(t0.Add(30905*ms)) {
+		t.Errorf("completion [%v, %v], want [+30.905s, +31.155s]", lo.Sub(t0), hi.Sub(t0))
+	}
+	if g := learnGrid(true, fails); g.known {
+		t.Errorf("with PopFromBackoffQ the grid is whole seconds, not learnt")
+	}
+	if g := learnGrid(false, nil); g.known {
+		t.Errorf("no failures, no grid")
+	}
+}
+
+// TestInfer_bindingFailuresMovePods: each binding failure is an
+// AssignedPodDelete, which moves pods parked by NodeResourcesFit; explain
+// says so, and estimates their hidden retries.
+func TestInfer_bindingFailuresMovePods(t *testing.T) {
+	const bindMsg = `running Bind plugin "DefaultBinder": pods "err" is forbidden: binding denied`
+	const fitMsg = "0/4 nodes are available: 4 Insufficient cpu. preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod."
+	errPod := makePod("err").cond("SchedulerError", bindMsg, t0.Add(3*time.Second)).obj()
+	parked := makePod("parked").cond("Unschedulable", fitMsg, t0.Add(time.Second)).obj()
+	in := Input{
+		Now:    t0.Add(3200 * time.Millisecond),
+		Pods:   []*corev1.Pod{errPod, parked},
+		Events: []corev1.Event{failedEvent(errPod, bindMsg, t0.Add(3*time.Second), 0), failedEvent(parked, fitMsg, t0.Add(time.Second), 0)},
+		Nodes:  []*corev1.Node{testNode("n0", "4", t0.Add(-time.Hour), nil)},
+		// activeQ busy: the moved pod waits for its backoff.
+		Metrics: metrics(5, 2, 0, 0),
+	}
+	e := Infer(in)[1]
+	if e.Queue != queue.LocationBackoff && e.Queue != queue.LocationActive {
+		t.Errorf("queue %s, want backoff or active (moved by the AssignedPodDelete at +3s)", e.Queue)
+	}
+	found := false
+	for _, ev := range e.Evidence {
+		found = found || strings.Contains(ev, "AssignedPodDelete")
+	}
+	if !found {
+		t.Errorf("evidence %q does not name the AssignedPodDelete", e.Evidence)
+	}
+	// A pod rejected by a plugin that does not register pod deletions is
+	// not moved.
+	if movedByAssignedPodDelete([]string{"NodeAffinity"}) || !movedByAssignedPodDelete([]string{"NodeResourcesFit"}) {
+		t.Errorf("movedByAssignedPodDelete: NodeAffinity no, NodeResourcesFit yes")
 	}
 }

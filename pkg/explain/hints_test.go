@@ -108,8 +108,10 @@ func TestInfer_nodeAdded(t *testing.T) {
 		t.Errorf("confidence %.2f, %.2f: the node tells them apart", got[0].Confidence, got[1].Confidence)
 	}
 	nr := got[0].NextRetry
-	// Failed at +1 s, backoff 4 s: done at +5 s, flushed within a second.
-	if nr == nil || nr.Earliest == nil || nr.Latest == nil || !nr.Earliest.Equal(t0.Add(5*time.Second)) || !nr.Latest.Equal(t0.Add(6*time.Second)) {
-		t.Errorf("next retry %+v, want between +5s and +6s", nr)
+	// Failed at +1 s, backoff 4 s: done at +5 s, flushed within a second,
+	// then popped (a scheduling cycle or two of slack).
+	if nr == nil || nr.Earliest == nil || nr.Latest == nil || !nr.Earliest.Equal(t0.Add(5*time.Second)) ||
+		nr.Latest.Before(t0.Add(6*time.Second)) || nr.Latest.After(t0.Add(6500*time.Millisecond)) {
+		t.Errorf("next retry %+v, want from +5s to a little after +6s", nr)
 	}
 }

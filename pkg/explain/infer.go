@@ -47,9 +47,16 @@ type podFacts struct {
 	// failure; movedBy names it.
 	movedAt time.Time
 	movedBy string
+	// retriedAt is when the pod is estimated to have last failed, out of
+	// sight, after the events' last failure; hiddenFits counts those
+	// failures.
+	retriedAt  time.Time
+	hiddenFits int
 	// dist is where the pod may be, for pods rejected by plugins and pods
 	// backing off after errors.
 	dist dist
+	// ahead is how many pods activeQ pops before this ready one.
+	ahead int
 }
 
 type category int
@@ -77,7 +84,8 @@ func Infer(in Input) []Explanation {
 	}
 	events := indexEvents(in.Events)
 	ob := &observer{in: in, schedulerName: schedulerName, pfb: pfb,
-		activeEmpty: in.Metrics != nil && in.Metrics.Pending[queue.LabelActive] == 0}
+		activeEmpty: in.Metrics != nil && in.Metrics.Pending[queue.LabelActive] == 0,
+		grid:        learnGrid(pfb, afterFlush(events))}
 
 	all := in.PendingPods
 	if all == nil {
@@ -102,7 +110,9 @@ func Infer(in Input) []Explanation {
 		observe(p)
 	}
 
-	pl := place(order, in, pfb, ob.activeEmpty)
+	applyPodDeletes(order, podDeletes(order), in.Now)
+	pl := place(order, in, ob.grid, ob.activeEmpty)
+	pl.perPod = pace(events)
 
 	out := make([]Explanation, 0, len(in.Pods))
 	for _, p := range in.Pods {
@@ -150,6 +160,34 @@ func indexEvents(evs []corev1.Event) map[string][]eventSummary {
 	return out
 }
 
+// afterFlush are the error failures that followed a backoff flush: every
+// one of a pod's errors but its first (popped on creation), as far as the
+// events show them.
+func afterFlush(events map[string][]eventSummary) []time.Time {
+	var out []time.Time
+	for _, evs := range events {
+		var errs []eventSummary
+		for _, e := range evs {
+			if _, isFit := ParseFitError(e.message); !isFit {
+				errs = append(errs, e)
+			}
+		}
+		if len(errs) == 0 {
+			continue
+		}
+		sort.Slice(errs, func(i, j int) bool { return errs[i].first.Before(errs[j].first) })
+		for i, e := range errs {
+			if i > 0 {
+				out = append(out, e.first)
+			}
+			if e.series {
+				out = append(out, e.last)
+			}
+		}
+	}
+	return out
+}
+
 func minTime(a, b time.Time) time.Time {
 	if a.IsZero() || !b.IsZero() && b.Before(a) {
 		return b
@@ -181,10 +219,11 @@ type observer struct {
 	// activeEmpty says the metrics show an empty activeQ: a pod whose
 	// backoff completed cannot be waiting there.
 	activeEmpty bool
+	grid        flushGrid
 }
 
 func (ob *observer) observePod(p *corev1.Pod, evs []eventSummary) *podFacts {
-	schedulerName, now, cfg, pfb, activeEmpty := ob.schedulerName, ob.in.Now, ob.in.Config, ob.pfb, ob.activeEmpty
+	schedulerName, now, cfg, activeEmpty := ob.schedulerName, ob.in.Now, ob.in.Config, ob.activeEmpty
 	f := &podFacts{pod: p, state: StatePending, category: catNotPending}
 	switch {
 	case p.DeletionTimestamp != nil:
@@ -282,7 +321,7 @@ func (ob *observer) observePod(p *corev1.Pod, evs []eventSummary) *podFacts {
 		if !lagging && !activeEmpty {
 			grace = readyGrace
 		}
-		f.cycle = extrapolateErrors(fail.Time, max(consecutiveErrors, 1), grace, now, cfg, pfb)
+		f.cycle = extrapolateErrors(fail.Time, max(consecutiveErrors, 1), grace, now, cfg, ob.grid)
 		if f.cycle.hidden > 0 {
 			f.evidence = append(f.evidence, fmt.Sprintf("the event series hides later failures: %d more estimated from the error backoff's rhythm, the last at about %s",
 				f.cycle.hidden, f.cycle.lastFailure.Format(time.RFC3339)))
@@ -386,12 +425,13 @@ func explain(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explanatio
 		e.Reasons = []string{f.failure.Message}
 		now := in.Now
 		if e.Queue == queue.LocationErrorBackoff {
-			earliest, latest := c.popEarliest, c.popLatest
+			// The flush moves it to activeQ; it is popped next.
+			earliest, latest := c.popEarliest, c.popLatest.Add(popSlack(pl))
 			e.Summary = fmt.Sprintf("failed with an error; backing off in errorBackoffQ until %s (never popped early)", earliest.Format(time.RFC3339))
 			e.NextRetry = &NextRetry{Earliest: &earliest, Latest: &latest, Note: "error backoff: " + backoffNote(c.failures, in.Config)}
 		} else {
 			e.Summary = "failed with an error; the queue metrics say it is no longer backing off: about to be retried"
-			e.NextRetry = &NextRetry{Earliest: &now, Latest: &now, Note: "next pop of activeQ, by priority then time"}
+			e.NextRetry = activeRetry(now, 0, pl, e.Queue == queue.LocationInFlight)
 		}
 		add(metricsNote)
 	case catReady:
@@ -416,8 +456,7 @@ func explain(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explanatio
 		} else {
 			e.Reasons = []string{"not tried yet"}
 		}
-		now := in.Now
-		e.NextRetry = &NextRetry{Earliest: &now, Latest: &now, Note: "next pop of activeQ, by priority then time"}
+		e.NextRetry = activeRetry(in.Now, f.ahead, pl, pl.inFlight[f])
 		add(metricsNote)
 	case catFitFailed:
 		e.Queue, e.Confidence, e.Alternatives = f.dist.best(locations(false))
@@ -426,7 +465,7 @@ func explain(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explanatio
 		e.NodeReasons = f.fit.Reasons
 		e.Reasons = fitReasons(f.fit)
 		e.Summary = fitSummary(e.Queue, f.fit, e.Plugins)
-		e.NextRetry = fitNextRetry(f, e.Queue, e.Plugins, in, pfb)
+		e.NextRetry = fitNextRetry(f, e.Queue, e.Plugins, in, pl)
 		if e.Confidence < 0.9 {
 			add(pl.fitNote + "; the visible evidence cannot tell which")
 		}
@@ -472,7 +511,9 @@ func fitSummary(loc queue.Location, fe *FitError, plugins []string) string {
 	}
 }
 
-func fitNextRetry(f *podFacts, loc queue.Location, plugins []string, in Input, pfb bool) *NextRetry {
+func fitNextRetry(f *podFacts, loc queue.Location, plugins []string, in Input, pl placement) *NextRetry {
+	grid := pl.grid
+	pfb := grid.pfb
 	nr := &NextRetry{}
 	seen := map[string]bool{}
 	for _, p := range plugins {
@@ -489,9 +530,17 @@ func fitNextRetry(f *podFacts, loc queue.Location, plugins []string, in Input, p
 	}
 	switch loc {
 	case queue.LocationBackoff:
-		done, latest := fitBackoffWindow(f, in.Config, pfb)
+		done, latest := fitBackoffWindow(f, in.Config, grid)
 		now := in.Now
-		nr.Latest = maxTimePtr(latest, now)
+		if latest.Before(now) {
+			// The backoff the events show is over, yet the pod backs off:
+			// it failed again since, out of sight, and backs off anew, for
+			// at most the longest backoff.
+			_, latest = grid.completion(queue.AlignToWindow(now.Add(in.Config.PodMaxBackoff), pfb))
+			done = now
+			nr.Note += "it failed again after its last visible failure (the event series hides it), so its backoff restarted: at most " + in.Config.PodMaxBackoff.String() + "; "
+		}
+		nr.Latest = maxTimePtr(latest.Add(popSlack(pl)), now)
 		if pfb && in.Metrics != nil && in.Metrics.Pending[queue.LabelActive] == 0 {
 			nr.PopFromBackoffQ = true
 			nr.Earliest = &now
@@ -502,13 +551,13 @@ func fitNextRetry(f *podFacts, loc queue.Location, plugins []string, in Input, p
 		}
 		nr.Triggers = nil
 	case queue.LocationActive, queue.LocationInFlight:
-		now := in.Now
-		nr.Earliest, nr.Latest = &now, &now
+		a := activeRetry(in.Now, 0, pl, loc == queue.LocationInFlight)
+		nr.Earliest, nr.Latest, nr.Note = a.Earliest, a.Latest, nr.Note+a.Note
 		nr.Triggers = nil
 	default:
 		// The leftover flush retries it podMaxInUnschedulablePods after its
 		// last failure, at the next 30 s run.
-		latest := f.failure.Time.Add(in.Config.PodMaxInUnschedulablePods + queue.UnschedulablePodsFlushInterval)
+		latest := maxTime(f.failure.Time, f.retriedAt).Add(in.Config.PodMaxInUnschedulablePods + queue.UnschedulablePodsFlushInterval)
 		if latest.Before(in.Now) {
 			// It has been flushed and failed again since; the event series
 			// hides the newer failure time.

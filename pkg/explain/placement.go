@@ -50,6 +50,10 @@ type placement struct {
 	inFlight map[*podFacts]bool
 	// fitNote says how sure the placement of pods rejected by plugins is.
 	fitNote string
+	// grid is when the backoff flush runs.
+	grid flushGrid
+	// perPod is about how long the scheduler takes per pod.
+	perPod time.Duration
 }
 
 // Priors: where a pod rejected by plugins is, before the queue metrics are
@@ -70,16 +74,33 @@ var (
 	priorMovedReady = dist{0.3, 0.1, 0.4, 0.2}
 )
 
+// priorRetried: moved, retried since, and failed again out of sight (the
+// same message, so the same event series), or about to be.
+var priorRetried = dist{0.75, 0.15, 0.05, 0.05}
+
+// settle is how long after it may be popped a moved pod is taken to be
+// being retried; after that it has most likely failed again.
+const settle = 1500 * time.Millisecond
+
 // fitPrior is where a pod rejected by plugins may be, from its own evidence.
-func fitPrior(f *podFacts, in Input, pfb, activeEmpty bool) dist {
+func fitPrior(f *podFacts, in Input, grid flushGrid, activeEmpty bool) dist {
+	pfb := grid.pfb
 	switch {
-	case in.Nodes == nil:
+	case in.Nodes == nil && f.movedAt.IsZero():
 		return priorParkedNoNodes
 	case f.movedAt.IsZero():
 		return priorParked
 	}
-	lo, hi := fitBackoffWindow(f, in.Config, pfb)
+	lo, hi := fitBackoffWindow(f, in.Config, grid)
+	// When it may be popped: at once with PopFromBackoffQ and an empty
+	// activeQ, else when its backoff completes.
+	poppable := maxTime(f.movedAt, hi)
+	if pfb && activeEmpty {
+		poppable = f.movedAt
+	}
 	switch {
+	case in.Now.Sub(poppable) > settle:
+		return priorRetried
 	case !in.Now.Before(hi):
 		return priorMovedReady
 	case pfb && activeEmpty:
@@ -97,10 +118,10 @@ func fitPrior(f *podFacts, in Input, pfb, activeEmpty bool) dist {
 }
 
 // fitBackoffWindow is when the backoff of a pod rejected by plugins
-// completes, counted from its last failure.
-func fitBackoffWindow(f *podFacts, cfg Config, pfb bool) (earliest, latest time.Time) {
-	exp := queue.BackoffExpiry(f.failure.Time, f.fitCount, 0, cfg.PodInitialBackoff, cfg.PodMaxBackoff, pfb)
-	return queue.BackoffCompletionWindow(exp, pfb)
+// completes, counted from its last failure, visible or estimated.
+func fitBackoffWindow(f *podFacts, cfg Config, grid flushGrid) (earliest, latest time.Time) {
+	last := maxTime(f.failure.Time, f.retriedAt)
+	return grid.completion(queue.BackoffExpiry(last, f.fitCount+f.hiddenFits, 0, cfg.PodInitialBackoff, cfg.PodMaxBackoff, grid.pfb))
 }
 
 // errorPrior is where a pod backing off after errors may be: the
@@ -120,14 +141,14 @@ var priorReady = dist{0, 0, 0.8, 0.2}
 // of unschedulablePods, backoffQ and activeQ, the rest being in flight
 // (iterative proportional fitting). Ready pods are popped in activeQ order
 // (priority, then time), so the first of them are the ones in flight.
-func place(pods []*podFacts, in Input, pfb, activeEmpty bool) placement {
-	pl := placement{inFlight: map[*podFacts]bool{}}
+func place(pods []*podFacts, in Input, grid flushGrid, activeEmpty bool) placement {
+	pl := placement{inFlight: map[*podFacts]bool{}, grid: grid}
 	var fitted, ready []*podFacts
 	nFit := 0
 	for _, f := range pods {
 		switch f.category {
 		case catFitFailed:
-			f.dist = fitPrior(f, in, pfb, activeEmpty)
+			f.dist = fitPrior(f, in, grid, activeEmpty)
 			nFit++
 		case catErrorBackingOff:
 			f.dist = errorPrior(f)
@@ -172,8 +193,13 @@ func place(pods []*podFacts, in Input, pfb, activeEmpty bool) placement {
 	if m == nil {
 		return pl
 	}
-	for i := 0; i < int(readyInFlight+0.5) && i < len(ready); i++ {
-		pl.inFlight[ready[i]] = true
+	k := int(readyInFlight + 0.5)
+	for i, f := range ready {
+		if i < k {
+			pl.inFlight[f] = true
+		} else {
+			f.ahead = i - k
+		}
 	}
 	return pl
 }

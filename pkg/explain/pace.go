@@ -1,0 +1,57 @@
+package explain
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// defaultPerPod is the scheduler's time per pod when the events do not
+// show it: 100 pods a second, a small scheduler_perf cluster's pace.
+const defaultPerPod = 10 * time.Millisecond
+
+// pace is about how long the scheduler takes per pod, from the failures
+// the events show: when several pods fail one after the other (a cluster
+// event moved them all, they are retried in turn), the gaps between their
+// failures are the scheduler's time per pod. The median of the gaps under
+// half a second, if there are enough of them.
+func pace(events map[string][]eventSummary) time.Duration {
+	var ts []time.Time
+	for _, evs := range events {
+		for _, e := range evs {
+			ts = append(ts, e.first)
+			if e.series {
+				ts = append(ts, e.last)
+			}
+		}
+	}
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Before(ts[j]) })
+	var gaps []time.Duration
+	for i := 1; i < len(ts); i++ {
+		if d := ts[i].Sub(ts[i-1]); d > 0 && d < 500*time.Millisecond {
+			gaps = append(gaps, d)
+		}
+	}
+	if len(gaps) < 5 {
+		return defaultPerPod
+	}
+	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
+	return max(gaps[len(gaps)/2], time.Millisecond)
+}
+
+// activeRetry is the next retry of a pod in activeQ with ahead pods to be
+// popped before it, or of one in flight (being tried now).
+func activeRetry(now time.Time, ahead int, pl placement, inFlight bool) *NextRetry {
+	if inFlight {
+		return &NextRetry{Earliest: &now, Latest: &now, Note: "being tried now"}
+	}
+	latest := now.Add(time.Duration(ahead)*2*pl.perPod + popSlack(pl))
+	return &NextRetry{Earliest: &now, Latest: &latest,
+		Note: fmt.Sprintf("next pop of activeQ, by priority then time: %d pod(s) before it, at about %v each", ahead, pl.perPod.Round(time.Millisecond))}
+}
+
+// popSlack is how long after it reaches the front of activeQ a pod may be
+// popped: twice the pace, and a scheduling cycle, for slack.
+func popSlack(pl placement) time.Duration {
+	return 2*pl.perPod + 200*time.Millisecond
+}
