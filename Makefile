@@ -35,6 +35,25 @@ upstream-workloads: etcd ## workloads/ through upstream's scheduler_perf, gate o
 	cd perf && PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -timeout 3h -run '^$$' -bench BenchmarkWorkloadsUpstream -benchtime 1x ./upstreamcompat/ \
 	  -args -perf-scheduling-label-filter=$(or $(LABELS),integration-test) -data-items-dir=$(CURDIR)/perf/out/upstreamcompat
 
+# explain against the real scheduler (perf/explainacc). test-perf runs the
+# accuracy test at CI size (one 20-second round per gate setting); these run
+# longer or bigger and write their report to EXPLAIN_OUT.
+EXPLAIN_OUT      ?= $(CURDIR)/perf/out/explainacc
+EXPLAIN_DURATION ?= 5m
+KUBECTL_BIN      ?= $(CURDIR)/perf/out/kubectl
+
+.PHONY: explain-accuracy explain-speed
+
+explain-accuracy: ## explain's placement, calibration and next-retry error against the scheduler's queue, gate on and off, EXPLAIN_DURATION each → perf/out/explainacc/report.md
+	cd perf && SCHEDQ_EXPLAINACC_DURATION=$(EXPLAIN_DURATION) SCHEDQ_EXPLAINACC_OUT=$(EXPLAIN_OUT) $(GO) test -count=1 -timeout 3h -run '^TestExplainAccuracy$$' -v ./explainacc/
+
+$(KUBECTL_BIN):
+	perf/explainacc/build-kubectl.sh $@
+
+explain-speed: build $(KUBECTL_BIN) ## explain -A against kubectl get pods -A -o json, 5,000 pending pods → perf/out/explainacc/speed.md
+	cd perf && SCHEDQ_EXPLAIN_SPEED=1 KUBECTL=$(KUBECTL_BIN) SCHEDQ_PLUGIN=$(CURDIR)/$(BIN)/kubectl-schedq SCHEDQ_EXPLAINACC_OUT=$(EXPLAIN_OUT) \
+	  $(GO) test -count=1 -timeout 1h -run '^TestExplainSpeed$$' -v ./explainacc/
+
 # schedq-perf run: `make perf` runs the default workload on an embedded
 # control plane; PERF_FILE and PERF_FLAGS change what and how.
 PERF_FILE  ?= perf/testdata/default.yaml
