@@ -191,6 +191,7 @@ func TestWriteCompareTable(t *testing.T) {
 		"SchedulingDuration (s)", "0.50x",
 		"incoming active/PopFromBackoffQ",
 		"pod creation rate (pods/s)",
+		"activeQ mean (pods)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)

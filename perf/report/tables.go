@@ -67,6 +67,30 @@ func attempts(result string) func(*runner.Result, *runner.Window) (float64, bool
 	}
 }
 
+// pending returns the mean (or the max) of a queue's pending gauge over
+// the window's samples.
+func pending(queue string, mean bool) func(*runner.Result, *runner.Window) (float64, bool) {
+	return func(r *runner.Result, w *runner.Window) (float64, bool) {
+		n, sum, maxV := 0, 0.0, 0.0
+		for _, s := range r.Queue.Samples {
+			if s.Seconds < w.Start || s.Seconds > w.End {
+				continue
+			}
+			v := s.Pending[queue]
+			n++
+			sum += v
+			maxV = math.Max(maxV, v)
+		}
+		if n == 0 {
+			return 0, false
+		}
+		if mean {
+			return sum / float64(n), true
+		}
+		return maxV, true
+	}
+}
+
 // creationRate is the pod creation rate of the op that opened the window,
 // or of the fastest createPods op in it.
 func creationRate(r *runner.Result, w *runner.Window) (float64, bool) {
@@ -97,6 +121,9 @@ var CompareMetrics = []Metric{
 	{Label: "SLI duration Perc99", Unit: "ms", Get: dataItem(collect.SLIDurationMetric, "Perc99", nil)},
 	{Label: "attempts scheduled", Unit: "", Get: attempts("scheduled")},
 	{Label: "attempts unschedulable", Unit: "", Get: attempts("unschedulable")},
+	{Label: "activeQ mean", Unit: "pods", Get: pending("active", true)},
+	{Label: "backoffQ max", Unit: "pods", Get: pending("backoff", false)},
+	{Label: "unschedulablePods max", Unit: "pods", Get: pending("unschedulable", false)},
 	{Label: "incoming active/PopFromBackoffQ", Unit: "", Get: incoming("active/PopFromBackoffQ")},
 	{Label: "incoming active/BackoffComplete", Unit: "", Get: incoming("active/BackoffComplete")},
 	{Label: "pod creation rate", Unit: "pods/s", HigherIsBetter: true, Get: creationRate},
@@ -203,7 +230,7 @@ func findWindow(r *runner.Result, name string) *runner.Window {
 // compared with how fast the scheduler bound them.
 func WriteSummaryTable(w io.Writer, results []*runner.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "WORKLOAD\tWINDOW\tTHROUGHPUT avg (pods/s)\tp50\tp90\tLATENCY p50 (ms)\tp99\tDURATION (s)\tCREATION (pods/s)\tCREATION/THROUGHPUT\t")
+	fmt.Fprintln(tw, "WORKLOAD\tWINDOW\tTHROUGHPUT avg (pods/s)\tp50\tp90\tLATENCY p50 (ms)\tp99\tDURATION (s)\tCREATION (pods/s)\tCREATION/THROUGHPUT\tactiveQ mean\t")
 	for _, r := range results {
 		name := r.TestCase + "/" + r.Workload
 		if r.Variant != "" {
@@ -223,10 +250,11 @@ func WriteSummaryTable(w io.Writer, results []*runner.Result) error {
 			l99, okL99 := get(collect.MetricPodSchedulingLatency, "Perc99")
 			d, okD := get(collect.MetricSchedulingDuration, "Duration")
 			cr, okCR := creationRate(r, win)
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, win.Name,
+			aq, okAQ := pending("active", true)(r, win)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, win.Name,
 				fmtValue(avg, okAvg), fmtValue(p50, ok50), fmtValue(p90, ok90),
 				fmtValue(l50, okL50), fmtValue(l99, okL99), fmtValue(d, okD),
-				fmtValue(cr, okCR), Ratio(cr, avg, okCR, okAvg))
+				fmtValue(cr, okCR), Ratio(cr, avg, okCR, okAvg), fmtValue(aq, okAQ))
 		}
 	}
 	return tw.Flush()
