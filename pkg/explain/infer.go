@@ -532,7 +532,15 @@ func fitNextRetry(f *podFacts, loc queue.Location, plugins []string, in Input, p
 	case queue.LocationBackoff:
 		done, latest := fitBackoffWindow(f, in.Config, grid)
 		now := in.Now
-		if latest.Before(now) {
+		switch {
+		case !f.movedAt.IsZero() && f.movedBy == "":
+			// Its failures since the last visible one are inferred from
+			// other pods' binding failures, and so is when its backoff
+			// restarted: at most the longest backoff ago.
+			_, latest = grid.completion(queue.AlignToWindow(now.Add(in.Config.PodMaxBackoff), pfb))
+			done = now
+			nr.Note += "its backoff restarted after failures the event series hides: at most " + in.Config.PodMaxBackoff.String() + " from now; "
+		case latest.Before(now):
 			// The backoff the events show is over, yet the pod backs off:
 			// it failed again since, out of sight, and backs off anew, for
 			// at most the longest backoff.
