@@ -301,7 +301,7 @@ func (o *RunOptions) Run(ctx context.Context) error {
 	var failed []string
 	for _, r := range all {
 		if r.Error != "" {
-			failed = append(failed, r.TestCase+"/"+r.Workload+" "+r.Variant)
+			failed = append(failed, strings.TrimSpace(r.TestCase+"/"+r.Workload+" "+r.Variant))
 		}
 	}
 	thresholds := report.ThresholdFailures(all)
