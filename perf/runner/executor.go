@@ -57,11 +57,10 @@ type executor struct {
 	result           *Result
 
 	// bg runs churn and background deletes until the workload ends.
-	bg      sync.WaitGroup
-	bgMu    sync.Mutex
-	bgErrs  []error
-	warnMu  sync.Mutex
-	current *OpProgress
+	bg     sync.WaitGroup
+	bgMu   sync.Mutex
+	bgErrs []error
+	warnMu sync.Mutex
 }
 
 // Run runs sel's ops in order against cluster and returns what they
@@ -125,11 +124,10 @@ func (e *executor) run(ctx context.Context) error {
 		factory.Shutdown()
 	}()
 	factory.Start(informerCtx.Done())
-	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+	for _, ok := range factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return fmt.Errorf("%s: the pod informer did not sync: %w", e.cluster.Name, context.Cause(ctx))
 		}
-		_ = typ
 	}
 
 	e.start = time.Now()
@@ -179,14 +177,12 @@ func (e *executor) runOps(ctx context.Context) error {
 		if e.result.Variant != "" {
 			p.Workload += " " + e.result.Variant
 		}
-		e.current = p
 		stat := OpStat{Index: op.Pos().Index, Opcode: string(op.Opcode()), Start: e.since(p.Started)}
 		e.opts.Progress.OpStart(p)
 		summary, err := e.runOp(ctx, op, p, &stat)
 		stat.End = e.since(time.Now())
 		e.result.Ops = append(e.result.Ops, stat)
 		e.opts.Progress.OpDone(p, summary, err)
-		e.current = nil
 		if err != nil {
 			return &OpError{Path: e.sel.Path, TestCase: e.sel.TestCase, Workload: e.sel.Workload, Op: op, Err: err}
 		}
