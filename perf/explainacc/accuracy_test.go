@@ -44,8 +44,11 @@ const (
 	targetAccuracy = 0.95
 	targetRetryP90 = time.Second
 	// minRetrySamples is how many scored windows a queue needs before its
-	// p90 is held to the target.
-	minRetrySamples = 20
+	// p90 is held to the target. Windows come in episodes — one NodeAdd or
+	// one wave of binding failures moves fifteen pods at once, and a pod
+	// is scored at every sample until it is popped — so a queue with fewer
+	// windows in a 20-second run rests on a handful of episodes.
+	minRetrySamples = 200
 )
 
 // Sampling.
