@@ -87,6 +87,10 @@ type Options struct {
 	// is klog's verbosity (-v).
 	LogOutput io.Writer
 	LogLevel  int
+
+	// EtcdServers, when set, is an etcd to use (e.g. an EtcdProcess's URL)
+	// instead of starting one in this process. Stop leaves it running.
+	EtcdServers []string
 }
 
 // ControlPlane is a running etcd, kube-apiserver and kube-scheduler.
@@ -202,13 +206,19 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	}
 
 	phase("preparation")
-	e, etcdURL, err := startEtcd(ctx, cp.dir, logs)
-	if err != nil {
-		return nil, err
+	etcdURL := ""
+	if len(opts.EtcdServers) > 0 {
+		etcdURL = opts.EtcdServers[0]
+	} else {
+		e, u, err := startEtcd(ctx, cp.dir, logs)
+		if err != nil {
+			return nil, err
+		}
+		etcdURL = u
+		cp.etcd = e
+		go cp.watch("etcd", func() error { return <-e.Err() })
 	}
 	phase("etcd")
-	cp.etcd = e
-	go cp.watch("etcd", func() error { return <-e.Err() })
 
 	if err := applyFeatureGates(opts.FeatureGates); err != nil {
 		return nil, err
