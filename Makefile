@@ -7,6 +7,7 @@ FUZZTIME  ?= 30s
 
 .PHONY: perf perf-compare-upstream
 .PHONY: all build build-perf test test-root test-perf bench fuzz lint difftest upstreamqueue etcd upstream-workloads tidy-check clean
+.PHONY: dist krew-manifest krew-tools krew-validate go-install-check goreleaser-check release-check
 
 all: build
 
@@ -100,6 +101,39 @@ lint: upstreamqueue ## go vet both modules, gofmt, no replace directives in the 
 	cd perf && $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	@! grep -q '^replace\|^\s*replace' go.mod || { echo "root go.mod must have no replace directives (go install must work)"; exit 1; }
+
+# Release packaging. The engine is hack/release, a module of its own, so the
+# plugin's go.mod stays lean; hack/tools pins krew's validator (see there).
+# RELEASE_VERSION is the version krew/schedq.yaml is committed at.
+RELEASE_VERSION    ?= v0.1.0
+SOURCE_DATE_EPOCH  ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+TOOLS_BIN          := $(CURDIR)/hack/tools/bin
+RELEASE            := $(GO) run -C hack/release .
+GORELEASER_VERSION ?= v2.16.0
+
+dist: ## archives for linux, darwin, windows × amd64, arm64 and checksums.txt → dist/
+	$(RELEASE) dist -root $(CURDIR) -out $(CURDIR)/dist -version $(VERSION) -ldflags '$(LDFLAGS)' -mtime $(SOURCE_DATE_EPOCH)
+
+krew-manifest: ## krew/schedq.yaml from .krew.yaml and dist/, at RELEASE_VERSION
+	$(MAKE) --no-print-directory dist VERSION=$(RELEASE_VERSION)
+	$(RELEASE) krew-manifest -template $(CURDIR)/.krew.yaml -dist $(CURDIR)/dist -version $(RELEASE_VERSION) -o $(CURDIR)/krew/schedq.yaml
+
+krew-tools: ## krew's validate-krew-manifest and krew → hack/tools/bin
+	cd hack/tools && GOBIN=$(TOOLS_BIN) $(GO) install sigs.k8s.io/krew/cmd/validate-krew-manifest sigs.k8s.io/krew/cmd/krew
+
+krew-validate: krew-tools ## dist at RELEASE_VERSION, manifest rendered to a temp dir and validated, every archive installed by krew
+	$(MAKE) --no-print-directory dist VERSION=$(RELEASE_VERSION)
+	GO=$(GO) TOOLS_BIN=$(TOOLS_BIN) hack/krew-validate.sh $(RELEASE_VERSION)
+
+go-install-check: ## `go install <module>/cmd/kubectl-schedq@<version>` from outside the repo, via a local proxy
+	GO=$(GO) hack/check-go-install.sh
+
+goreleaser-check: ## goreleaser check, then a snapshot build compared with make dist
+	GOBIN=$(TOOLS_BIN) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+	GO=$(GO) TOOLS_BIN=$(TOOLS_BIN) hack/goreleaser-check.sh
+
+release-check: ## hack/release's own vet and tests
+	cd hack/release && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 clean:
 	rm -rf $(BIN) dist

@@ -1,0 +1,3 @@
+module github.com/kubectl-schedq/kubectl-schedq/hack/release
+
+go 1.26.0
