@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/kubectl-schedq/kubectl-schedq/pkg/cmd.version=$(VERSION)
 FUZZTIME  ?= 30s
 
-.PHONY: perf perf-compare-upstream
+.PHONY: perf perf-compare-upstream demo
 .PHONY: all build build-perf test test-root test-perf bench fuzz lint difftest upstreamqueue etcd upstream-workloads tidy-check clean
 .PHONY: dist krew-manifest krew-tools krew-validate go-install-check goreleaser-check release-check
 
@@ -134,6 +134,9 @@ goreleaser-check: ## goreleaser check, then a snapshot build compared with make 
 
 release-check: ## hack/release's own vet and tests
 	cd hack/release && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+demo: ## the main job: embedded control plane, status, explain -A, backoff drain on vs off (first run compiles a control plane)
+	bash hack/demo.sh
 
 clean:
 	rm -rf $(BIN) dist
