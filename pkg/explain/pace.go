@@ -40,18 +40,24 @@ func pace(events map[string][]eventSummary) time.Duration {
 }
 
 // activeRetry is the next retry of a pod in activeQ with ahead pods to be
-// popped before it, or of one in flight (being tried now).
+// popped before it, or of one in flight (being tried now). Pods backing off
+// now may be released ahead of it (they are older), so they count too.
 func activeRetry(now time.Time, ahead int, pl placement, inFlight bool) *NextRetry {
 	if inFlight {
 		return &NextRetry{Earliest: &now, Latest: &now, Note: "being tried now"}
 	}
-	latest := now.Add(time.Duration(ahead)*2*pl.perPod + popSlack(pl))
-	return &NextRetry{Earliest: &now, Latest: &latest,
-		Note: fmt.Sprintf("next pop of activeQ, by priority then time: %d pod(s) before it, at about %v each", ahead, pl.perPod.Round(time.Millisecond))}
+	latest := now.Add(time.Duration(ahead+pl.backingOff)*2*pl.perPod + popSlack(pl))
+	note := fmt.Sprintf("next pop of activeQ, by priority then time: %d pod(s) before it, at about %v each", ahead, pl.perPod.Round(time.Millisecond))
+	if pl.backingOff > 0 {
+		note += fmt.Sprintf(", and up to %d backing off that may be released ahead of it", pl.backingOff)
+	}
+	return &NextRetry{Earliest: &now, Latest: &latest, Note: note}
 }
 
-// popSlack is how long after it reaches the front of activeQ a pod may be
-// popped: twice the pace, and a scheduling cycle, for slack.
+// popSlack is how long after its backoff completes a pod may be popped:
+// the flush releases it with the others that complete theirs then, and
+// activeQ pops them in turn at the scheduler's pace (twice it, for slack),
+// then a scheduling cycle.
 func popSlack(pl placement) time.Duration {
-	return 2*pl.perPod + 200*time.Millisecond
+	return time.Duration(max(pl.backingOff, 1))*2*pl.perPod + 200*time.Millisecond
 }

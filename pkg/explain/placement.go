@@ -54,6 +54,10 @@ type placement struct {
 	grid flushGrid
 	// perPod is about how long the scheduler takes per pod.
 	perPod time.Duration
+	// backingOff is how many pods backoffQ holds (scheduler_pending_pods),
+	// 0 when unknown: when their backoffs complete, the older of them go
+	// ahead of younger pods in activeQ.
+	backingOff int
 }
 
 // Priors: where a pod rejected by plugins is, before the queue metrics are
@@ -162,6 +166,7 @@ func place(pods []*podFacts, in Input, grid flushGrid, activeEmpty bool) placeme
 	}
 	m := in.Metrics
 	if m != nil {
+		pl.backingOff = int(m.Pending[queue.LabelBackoff])
 		inFlight := -1
 		if m.InFlight != nil {
 			inFlight = int(*m.InFlight)
