@@ -13,11 +13,9 @@ import (
 	"testing"
 	"time"
 
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
-	_ "k8s.io/component-base/metrics/prometheus/version" // kubernetes_build_info, as kube-scheduler's main imports it
 
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
@@ -181,10 +179,6 @@ func TestExplainAccuracyChild(t *testing.T) {
 			t.Errorf("stop: %v", err)
 		}
 	})
-	// kube-scheduler's runCommand registers the gate metrics
-	// (kubernetes_feature_enabled) after Setup; the embedded control plane
-	// calls Setup and Run directly, so do it here, as a real one would have.
-	utilfeature.DefaultMutableFeatureGate.AddMetrics()
 	client := cp.Client()
 	if err := denyBinding(ctx, client, denyPrefix); err != nil {
 		t.Fatal(err)

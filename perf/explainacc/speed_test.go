@@ -14,7 +14,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
@@ -83,7 +82,6 @@ func TestExplainSpeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cp.Stop() })
-	utilfeature.DefaultMutableFeatureGate.AddMetrics()
 
 	began := time.Now()
 	s := &scenario{client: cp.Client(), log: t.Logf}
