@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,36 +18,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/testsupport"
 )
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if len(b.buf) > b.max {
-		b.buf = b.buf[len(b.buf)-b.max:]
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
-}
 
 // startForTest starts a control plane whose logs are shown only when the
 // test fails, and stops it at the end of the test.
 func startForTest(t *testing.T, opts Options) *ControlPlane {
 	t.Helper()
-	logs := &tailBuffer{max: 64 << 10}
+	logs := &testsupport.TailBuffer{Max: 64 << 10}
 	opts.LogOutput = logs
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -74,17 +52,7 @@ func startForTest(t *testing.T, opts Options) *ControlPlane {
 // then fails with cond's last complaint.
 func eventually(t *testing.T, timeout time.Duration, cond func() string) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		msg := cond()
-		if msg == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", timeout, msg)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testsupport.Eventually(t, timeout, 20*time.Millisecond, cond)
 }
 
 // testPod is a pod asking for 100m CPU, optionally with a node selector.

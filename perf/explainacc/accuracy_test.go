@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
+	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
 )
@@ -157,7 +158,7 @@ func TestExplainAccuracyChild(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	logs := &tailBuffer{max: 256 << 10}
+	logs := &testsupport.TailBuffer{Max: 256 << 10}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("control plane logs (tail):\n%s", logs)
@@ -334,27 +335,4 @@ func TestScoreRecordings(t *testing.T) {
 			t.Errorf("%s: nothing scored", p)
 		}
 	}
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if len(b.buf) > b.max {
-		b.buf = b.buf[len(b.buf)-b.max:]
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
 }

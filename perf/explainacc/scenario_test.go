@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
+	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/testsupport"
 )
 
 // The scenario puts pods in every place of the queue, round after round
@@ -264,15 +265,5 @@ func denyBinding(ctx context.Context, client kubernetes.Interface, prefix string
 // waitFor polls cond until it returns "" or timeout passes.
 func waitFor(t *testing.T, timeout time.Duration, cond func() string) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		msg := cond()
-		if msg == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", timeout, msg)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testsupport.Eventually(t, timeout, 50*time.Millisecond, cond)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
+	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
 )
@@ -68,7 +69,7 @@ func TestExplainSpeed(t *testing.T) {
 	kubectl, kubectlName := findKubectl(t, root)
 
 	hideAPIServerMetrics()
-	logs := &tailBuffer{max: 64 << 10}
+	logs := &testsupport.TailBuffer{Max: 64 << 10}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("control plane logs (tail):\n%s", logs)

@@ -27,6 +27,7 @@ import (
 
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
+	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 )
@@ -397,20 +398,10 @@ func denyBinding(t *testing.T, client kubernetes.Interface, prefix string) {
 	}
 }
 
-// waitFor polls cond until it returns "" or the timeout passes.
+// waitFor polls cond until it returns "" or timeout passes.
 func waitFor(t *testing.T, timeout time.Duration, cond func() string) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		msg := cond()
-		if msg == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", timeout, msg)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	testsupport.Eventually(t, timeout, 200*time.Millisecond, cond)
 }
 
 func genericStreams(out, errOut *strings.Builder) genericiooptions.IOStreams {

@@ -1,0 +1,53 @@
+// Package testsupport holds what the perf module's tests share: a log tail
+// for control planes started in tests, and a poller.
+package testsupport
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+// TailBuffer keeps the last Max bytes written to it, so that a test can show
+// a control plane's recent logs when it fails.
+type TailBuffer struct {
+	Max int
+
+	mu  sync.Mutex
+	buf []byte
+}
+
+// Write implements io.Writer.
+func (b *TailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if len(b.buf) > b.Max {
+		b.buf = b.buf[len(b.buf)-b.Max:]
+	}
+	return len(p), nil
+}
+
+// String returns what is kept.
+func (b *TailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}
+
+// Eventually calls cond every interval until it returns "" or timeout
+// passes, then fails the test with cond's last complaint.
+func Eventually(t testing.TB, timeout, interval time.Duration, cond func() string) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		msg := cond()
+		if msg == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %s", timeout, msg)
+		}
+		time.Sleep(interval)
+	}
+}
