@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -214,52 +213,7 @@ func (s *scenario) deleteBound(ctx context.Context, prefix string) error {
 // fail: the failure has no rejecting plugin, so the pod goes to the error
 // backoff.
 func denyBinding(ctx context.Context, client kubernetes.Interface, prefix string) error {
-	fail := admissionv1.Fail
-	if _, err := client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, &admissionv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "deny-bind"},
-		Spec: admissionv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: &fail,
-			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
-				RuleWithOperations: admissionv1.RuleWithOperations{
-					Operations: []admissionv1.OperationType{admissionv1.Create},
-					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/binding"}},
-				},
-			}}},
-			Validations: []admissionv1.Validation{{Expression: fmt.Sprintf("!object.metadata.name.startsWith(%q)", prefix), Message: "binding denied by the accuracy test"}},
-		},
-	}, metav1.CreateOptions{}); err != nil {
-		return err
-	}
-	if _, err := client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, &admissionv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "deny-bind"},
-		Spec:       admissionv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "deny-bind", ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny}},
-	}, metav1.CreateOptions{}); err != nil {
-		return err
-	}
-	// The policy takes effect once the API server's policy informer has it:
-	// probe with bindings of gated pods until one is denied.
-	s := &scenario{client: client}
-	for i := 0; ; i++ {
-		name := fmt.Sprintf("%sprobe-%d", prefix, i)
-		if err := s.createPods(ctx, name, 1, "1m", nil, true); err != nil {
-			return err
-		}
-		name += "0"
-		err := client.CoreV1().Pods(ns).Bind(ctx, &v1.Binding{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-			Target:     v1.ObjectReference{Kind: "Node", Name: embedded.FakeNodeName(0)},
-		}, metav1.CreateOptions{})
-		if delErr := client.CoreV1().Pods(ns).Delete(ctx, name, *metav1.NewDeleteOptions(0)); delErr != nil {
-			return delErr
-		}
-		if err != nil && strings.Contains(err.Error(), "binding denied by the accuracy test") {
-			return nil
-		}
-		if i == 100 {
-			return fmt.Errorf("the binding policy never took effect: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return embedded.DenyBinding(ctx, client, "deny-bind", prefix, "binding denied by the accuracy test", ns)
 }
 
 // waitFor polls cond until it returns "" or timeout passes.

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -353,48 +352,8 @@ func createPod(t *testing.T, client kubernetes.Interface, name, cpu string, gate
 // failure has no rejecting plugin, so the pod goes to the error backoff.
 func denyBinding(t *testing.T, client kubernetes.Interface, prefix string) {
 	t.Helper()
-	ctx := context.Background()
-	fail := admissionv1.Fail
-	if _, err := client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, &admissionv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "deny-bind"},
-		Spec: admissionv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: &fail,
-			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
-				RuleWithOperations: admissionv1.RuleWithOperations{
-					Operations: []admissionv1.OperationType{admissionv1.Create},
-					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/binding"}},
-				},
-			}}},
-			Validations: []admissionv1.Validation{{Expression: fmt.Sprintf("!object.metadata.name.startsWith(%q)", prefix), Message: "binding denied by the test"}},
-		},
-	}, metav1.CreateOptions{}); err != nil {
+	if err := embedded.DenyBinding(context.Background(), client, "deny-bind", prefix, "binding denied by the test", metav1.NamespaceDefault); err != nil {
 		t.Fatal(err)
-	}
-	if _, err := client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, &admissionv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "deny-bind"},
-		Spec:       admissionv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "deny-bind", ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	// The policy takes effect once the API server's policy informer has it:
-	// probe with bindings of gated pods until one is denied.
-	for i := 0; ; i++ {
-		name := fmt.Sprintf("%sprobe-%d", prefix, i)
-		createPod(t, client, name, "1m", true)
-		err := client.CoreV1().Pods(metav1.NamespaceDefault).Bind(ctx, &v1.Binding{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault},
-			Target:     v1.ObjectReference{Kind: "Node", Name: embedded.FakeNodeName(0)},
-		}, metav1.CreateOptions{})
-		if delErr := client.CoreV1().Pods(metav1.NamespaceDefault).Delete(ctx, name, *metav1.NewDeleteOptions(0)); delErr != nil {
-			t.Fatal(delErr)
-		}
-		if err != nil && strings.Contains(err.Error(), "binding denied by the test") {
-			return
-		}
-		if i == 100 {
-			t.Fatalf("the binding policy never took effect: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 

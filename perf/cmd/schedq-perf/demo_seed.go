@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -14,7 +13,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 )
 
 // DemoNamespace holds what demo-seed creates.
@@ -77,35 +77,9 @@ func seedDemo(ctx context.Context, c kubernetes.Interface) (int, error) {
 	}
 	// Bindings of pods named deny-bind-* are refused: the scheduler's bind
 	// fails with no rejecting plugin, so those pods back off in the error heap.
-	policy := &admissionv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "schedq-demo-deny-bind"},
-		Spec: admissionv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: ptr.To(admissionv1.Fail),
-			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
-				RuleWithOperations: admissionv1.RuleWithOperations{
-					Operations: []admissionv1.OperationType{admissionv1.Create},
-					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/binding"}},
-				},
-			}}},
-			Validations: []admissionv1.Validation{{Expression: "!object.metadata.name.startsWith('deny-bind-')", Message: "the demo denies this binding"}},
-		},
+	if err := embedded.DenyBinding(ctx, c, "schedq-demo-deny-bind", "deny-bind-", "the demo denies this binding", DemoNamespace); err != nil {
+		return 0, err
 	}
-	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "schedq-demo-deny-bind"},
-		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        policy.Name,
-			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
-			MatchResources:    &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": DemoNamespace}}},
-		},
-	}
-	if _, err := c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return 0, fmt.Errorf("ValidatingAdmissionPolicy: %w", err)
-	}
-	if _, err := c.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return 0, fmt.Errorf("ValidatingAdmissionPolicyBinding: %w", err)
-	}
-	// The policy takes a moment to be enforced.
-	time.Sleep(2 * time.Second)
 
 	var pods []*corev1.Pod
 	for i := 0; i < 8; i++ {
