@@ -193,20 +193,36 @@ func (s *scenario) ungate(ctx context.Context, prefix string, from, to int) erro
 	return nil
 }
 
-// deleteBound deletes the bound pods whose names start with prefix.
+// deleteBound deletes the bound pods whose names start with prefix, eight
+// at a time, as a controller scaling down does. Each deletion is an
+// AssignedPodDelete that explain cannot see (the pod is gone); a pod that
+// fails while one is in flight goes to backoffQ instead of
+// unschedulablePods. Deleting one by one on a slow API server would spread
+// that coin toss over seconds.
 func (s *scenario) deleteBound(ctx context.Context, prefix string) error {
 	pods, err := s.client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return err
 	}
+	var names []string
 	for _, p := range pods.Items {
 		if strings.HasPrefix(p.Name, prefix) && p.Spec.NodeName != "" {
-			if err := s.client.CoreV1().Pods(ns).Delete(ctx, p.Name, *metav1.NewDeleteOptions(0)); err != nil {
-				return err
-			}
+			names = append(names, p.Name)
 		}
 	}
-	return nil
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	errs := make([]error, len(names))
+	for i, name := range names {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			errs[i] = s.client.CoreV1().Pods(ns).Delete(ctx, name, *metav1.NewDeleteOptions(0))
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // denyBinding makes every binding of a pod whose name starts with prefix

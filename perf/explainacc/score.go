@@ -26,6 +26,9 @@ type Result struct {
 	Placement map[groundtruth.QueueName]*Placement `json:"placement"`
 	// Confusion counts (ground truth → explain's answer).
 	Confusion map[string]int `json:"confusion"`
+	// MisplacedBy counts the wrong answers by the pod's name up to its
+	// first dash (the scenario's pod kinds) and ground truth → answer.
+	MisplacedBy map[string]int `json:"misplacedBy"`
 	// NotQueued counts pending pods that were in neither ground-truth
 	// snapshot (created but not yet queued, or bound but not yet listed as
 	// such): not scored.
@@ -103,7 +106,7 @@ func Score(r *Recording, infer InferFunc) *Result {
 	}
 	res := &Result{
 		Name: r.Name, PopFromBackoffQ: r.PopFromBackoffQ, Samples: len(r.Samples), Duration: r.End.Sub(r.Start).Round(time.Second).String(),
-		Placement: map[groundtruth.QueueName]*Placement{}, Confusion: map[string]int{}, NextRetry: map[groundtruth.QueueName]*RetryStats{},
+		Placement: map[groundtruth.QueueName]*Placement{}, Confusion: map[string]int{}, MisplacedBy: map[string]int{}, NextRetry: map[groundtruth.QueueName]*RetryStats{},
 	}
 	var reads []time.Duration
 	for _, s := range r.Samples {
@@ -162,6 +165,8 @@ func Score(r *Recording, infer InferFunc) *Result {
 				res.Confusion[string(got)+"→"+string(got)]++
 			} else {
 				res.Confusion[string(truth.Queue)+"→"+string(got)]++
+				kind, _, _ := strings.Cut(e.Name, "-")
+				res.MisplacedBy[kind+": "+string(truth.Queue)+"→"+string(got)]++
 			}
 			for _, b := range res.Calibration {
 				if e.Confidence >= b.Low && e.Confidence < b.High {
@@ -334,6 +339,12 @@ func (r *Result) Merge(o *Result) {
 	for k, v := range o.Confusion {
 		r.Confusion[k] += v
 	}
+	if r.MisplacedBy == nil {
+		r.MisplacedBy = map[string]int{}
+	}
+	for k, v := range o.MisplacedBy {
+		r.MisplacedBy[k] += v
+	}
 	for i, b := range o.Calibration {
 		r.Calibration[i].N += b.N
 		r.Calibration[i].Correct += b.Correct
@@ -389,6 +400,12 @@ func (r *Result) WriteText(w io.Writer) {
 	sort.Strings(wrong)
 	if len(wrong) > 0 {
 		fmt.Fprintf(w, "Misplaced (truth→explain): %s.\n\n", strings.Join(wrong, ", "))
+		var by []string
+		for k, v := range r.MisplacedBy {
+			by = append(by, fmt.Sprintf("%s %d", k, v))
+		}
+		sort.Strings(by)
+		fmt.Fprintf(w, "By pod kind: %s.\n\n", strings.Join(by, ", "))
 	}
 	fmt.Fprintf(w, "| stated confidence | pod-samples | mean stated | observed accuracy |\n|---|---:|---:|---:|\n")
 	for _, b := range r.Calibration {
