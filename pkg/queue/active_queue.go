@@ -2,6 +2,7 @@ package queue
 
 import (
 	"container/list"
+	"time"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/internal/heap"
 )
@@ -31,9 +32,9 @@ type activeQueue struct {
 	backoffQ *backoffQueue
 }
 
-func newActiveQueue(less LessFunc, metrics Metrics, backoffQ *backoffQueue) *activeQueue {
+func newActiveQueue(metrics Metrics, backoffQ *backoffQueue) *activeQueue {
 	return &activeQueue{
-		queue:          heap.New(podInfoID, heap.LessFunc[*QueuedPodInfo](less), metrics.Pending(LabelActive)),
+		queue:          heap.New[*QueuedPodInfo](heap.ByPriority, metrics.Pending(LabelActive)),
 		inFlightPods:   map[string]*list.Element{},
 		inFlightEvents: list.New(),
 		metrics:        metrics,
@@ -41,15 +42,24 @@ func newActiveQueue(less LessFunc, metrics Metrics, backoffQ *backoffQueue) *act
 	}
 }
 
+// activeKey is PrioritySort's key: priority, then Timestamp.
+func activeKey(p *QueuedPodInfo) heap.Key {
+	return heap.Key{Priority: p.Pod.Priority, Timestamp: instant(p.Timestamp)}
+}
+
+func instant(t time.Time) heap.Instant {
+	return heap.Instant{Sec: t.Unix(), Nsec: int32(t.Nanosecond())}
+}
+
 func (aq *activeQueue) add(p *QueuedPodInfo, event string) {
-	aq.queue.AddOrUpdate(p)
+	aq.queue.AddOrUpdate(p.id, activeKey(p), p)
 	aq.metrics.Incoming(LabelActive, event)
 }
 
 func (aq *activeQueue) update(id int32, newPod *Pod) *QueuedPodInfo {
 	if p, ok := aq.queue.Get(id); ok {
 		p.Pod = newPod
-		aq.queue.AddOrUpdate(p)
+		aq.queue.AddOrUpdate(id, activeKey(p), p)
 		return p
 	}
 	return nil

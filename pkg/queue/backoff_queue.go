@@ -19,33 +19,42 @@ type backoffQueue struct {
 	podInitialBackoff      time.Duration
 	podMaxBackoff          time.Duration
 	popFromBackoffQEnabled bool
-	activeQLess            LessFunc
 
 	podBackoffQ      *heap.Heap[*QueuedPodInfo]
 	podErrorBackoffQ *heap.Heap[*QueuedPodInfo]
 	metrics          Metrics
 }
 
-func newBackoffQueue(clock PassiveClock, initial, max time.Duration, activeQLess LessFunc, popFromBackoffQ bool, metrics Metrics) *backoffQueue {
+func newBackoffQueue(clock PassiveClock, initial, max time.Duration, popFromBackoffQ bool, metrics Metrics) *backoffQueue {
 	bq := &backoffQueue{
 		clock:                  clock,
 		podInitialBackoff:      initial,
 		podMaxBackoff:          max,
 		popFromBackoffQEnabled: popFromBackoffQ,
-		activeQLess:            activeQLess,
 		metrics:                metrics,
 	}
 	gauge := metrics.Pending(LabelBackoff)
-	podLess := bq.lessBackoffCompleted
+	// lessBackoffCompleted orders by expiry; with PopFromBackoffQ,
+	// podBackoffQ is ordered by window, then as activeQ
+	// (lessBackoffCompletedWithPriority).
+	podOrder := heap.ByExpiry
 	if popFromBackoffQ {
-		podLess = bq.lessBackoffCompletedWithPriority
+		podOrder = heap.ByExpiryThenPriority
 	}
-	bq.podBackoffQ = heap.New(podInfoID, podLess, gauge)
-	bq.podErrorBackoffQ = heap.New(podInfoID, bq.lessBackoffCompleted, gauge)
+	bq.podBackoffQ = heap.New[*QueuedPodInfo](podOrder, gauge)
+	bq.podErrorBackoffQ = heap.New[*QueuedPodInfo](heap.ByExpiry, gauge)
 	return bq
 }
 
-func podInfoID(p *QueuedPodInfo) int32 { return p.id }
+// key is the pod's heap key: its backoff expiry, then as activeQ. Upstream
+// computes the expiry at the first comparison and caches it; it is the same
+// whenever computed, as its inputs change only while the pod is out of the
+// heaps.
+func (bq *backoffQueue) key(p *QueuedPodInfo) heap.Key {
+	k := activeKey(p)
+	k.Expiry = instant(bq.getBackoffTime(p))
+	return k
+}
 
 // CalculateBackoffDuration is the backoff after count failures of one kind:
 // initial·2^(count−1), capped at max; 0 for count 0.
@@ -124,20 +133,6 @@ func (bq *backoffQueue) isPodBackingoff(p *QueuedPodInfo) bool {
 	return BackingOff(bq.getBackoffTime(p), bq.clock.Now(), bq.popFromBackoffQEnabled)
 }
 
-// lessBackoffCompletedWithPriority orders podBackoffQ with PopFromBackoffQ:
-// by window, then as activeQ does.
-func (bq *backoffQueue) lessBackoffCompletedWithPriority(a, b *QueuedPodInfo) bool {
-	ea, eb := bq.getBackoffTime(a), bq.getBackoffTime(b)
-	if !ea.Equal(eb) {
-		return ea.Before(eb)
-	}
-	return bq.activeQLess(a, b)
-}
-
-func (bq *backoffQueue) lessBackoffCompleted(a, b *QueuedPodInfo) bool {
-	return bq.getBackoffTime(a).Before(bq.getBackoffTime(b))
-}
-
 func (bq *backoffQueue) popAllBackoffCompletedWithQueue(h *heap.Heap[*QueuedPodInfo], out []*QueuedPodInfo) []*QueuedPodInfo {
 	for {
 		p, ok := h.Peek()
@@ -161,12 +156,12 @@ func (bq *backoffQueue) popAllBackoffCompleted() []*QueuedPodInfo {
 // it and the incoming metric is not counted.
 func (bq *backoffQueue) add(p *QueuedPodInfo, event string) {
 	if !p.hasRejectors() {
-		bq.podErrorBackoffQ.AddOrUpdate(p)
+		bq.podErrorBackoffQ.AddOrUpdate(p.id, bq.key(p), p)
 		if bq.podBackoffQ.Delete(p.id) {
 			return
 		}
 	} else {
-		bq.podBackoffQ.AddOrUpdate(p)
+		bq.podBackoffQ.AddOrUpdate(p.id, bq.key(p), p)
 		if bq.podErrorBackoffQ.Delete(p.id) {
 			return
 		}
@@ -179,7 +174,7 @@ func (bq *backoffQueue) update(id int32, newPod *Pod) *QueuedPodInfo {
 	for _, h := range [2]*heap.Heap[*QueuedPodInfo]{bq.podBackoffQ, bq.podErrorBackoffQ} {
 		if p, ok := h.Get(id); ok {
 			p.Pod = newPod
-			h.AddOrUpdate(p)
+			h.AddOrUpdate(id, bq.key(p), p)
 			return p
 		}
 	}

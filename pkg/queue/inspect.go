@@ -19,7 +19,7 @@ const (
 // Locate returns where the pod with key namespace/name is queued, or "" if it
 // is in no sub-queue. In-flight pods are found by UID with InFlight.
 func (p *PriorityQueue) Locate(key string) (Location, *QueuedPodInfo) {
-	id, ok := p.ids[key]
+	id, ok := p.keyID(key)
 	if !ok {
 		return "", nil
 	}
@@ -102,7 +102,4 @@ func (p *PriorityQueue) Len() (active, backoff, unschedulable int) {
 func (p *PriorityQueue) PodID(pod *Pod) int32 { return p.intern(pod) }
 
 // KeyID returns the ID of a key the queue has seen.
-func (p *PriorityQueue) KeyID(key string) (int32, bool) {
-	id, ok := p.ids[key]
-	return id, ok
-}
+func (p *PriorityQueue) KeyID(key string) (int32, bool) { return p.keyID(key) }

@@ -18,19 +18,10 @@ const (
 	BackoffQFlushInterval = time.Second
 )
 
-// PassiveClock is the queue's clock; the model never reads wall time.
+// PassiveClock is the queue's clock; the model never reads wall time. Its
+// readings must carry no monotonic reading: the heaps order wall times.
 type PassiveClock interface {
 	Now() time.Time
-}
-
-// LessFunc is the QueueSort order of activeQ.
-type LessFunc func(a, b *QueuedPodInfo) bool
-
-// PrioritySortLess is the default QueueSort (PrioritySort): priority
-// descending, then Timestamp ascending.
-func PrioritySortLess(a, b *QueuedPodInfo) bool {
-	pa, pb := a.Pod.Priority, b.Pod.Priority
-	return pa > pb || pa == pb && a.Timestamp.Before(b.Timestamp)
 }
 
 type priorityQueueOptions struct {
@@ -42,7 +33,6 @@ type priorityQueueOptions struct {
 	queueingHintMap                   QueueingHintMapPerProfile
 	preEnqueuePluginMap               map[string][]PreEnqueuePlugin
 	metrics                           Metrics
-	less                              LessFunc
 }
 
 // Option configures a PriorityQueue.
@@ -87,9 +77,6 @@ func WithPreEnqueuePluginMap(m map[string][]PreEnqueuePlugin) Option {
 // WithMetricsRecorder sets where the queue's metrics go.
 func WithMetricsRecorder(m Metrics) Option { return func(o *priorityQueueOptions) { o.metrics = m } }
 
-// WithQueueSortLess replaces PrioritySort.
-func WithQueueSortLess(less LessFunc) Option { return func(o *priorityQueueOptions) { o.less = less } }
-
 // hintEntry is one registered event of a profile with its hint functions.
 type hintEntry struct {
 	event ClusterEvent
@@ -111,9 +98,15 @@ type PriorityQueue struct {
 	backoffQ          *backoffQueue
 	unschedulablePods *unschedulablePods
 
-	// ids interns pod keys (namespace/name) to the dense IDs the sub-queues
-	// index by.
-	ids map[string]int32
+	// keys[id] is the pod key (namespace/name) the sub-queues index by id;
+	// ids maps keys back, but for the keys in unmapped, given by SetPodID
+	// and entered in ids only when a key is looked up.
+	keys     []string
+	ids      map[string]int32
+	unmapped []int32
+	// podInfos is where newQueuedPodInfo takes records from, a block at a
+	// time: one allocation per block rather than per pod.
+	podInfos []QueuedPodInfo
 
 	hintMap           map[string][]hintEntry
 	matchCache        map[string]map[ClusterEvent][]hintEntry
@@ -132,7 +125,6 @@ func NewPriorityQueue(opts ...Option) *PriorityQueue {
 		podMaxInUnschedulablePodsDuration: DefaultPodMaxInUnschedulablePodsDuration,
 		popFromBackoffQ:                   true,
 		metrics:                           noopMetrics{},
-		less:                              PrioritySortLess,
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -152,12 +144,12 @@ func NewPriorityQueue(opts ...Option) *PriorityQueue {
 		moveRequestCycle:                  -1,
 		metrics:                           o.metrics,
 	}
-	pq.backoffQ = newBackoffQueue(o.clock, o.podInitialBackoffDuration, o.podMaxBackoffDuration, o.less, o.popFromBackoffQ, o.metrics)
+	pq.backoffQ = newBackoffQueue(o.clock, o.podInitialBackoffDuration, o.podMaxBackoffDuration, o.popFromBackoffQ, o.metrics)
 	var popper *backoffQueue
 	if o.popFromBackoffQ {
 		popper = pq.backoffQ
 	}
-	pq.activeQ = newActiveQueue(o.less, o.metrics, popper)
+	pq.activeQ = newActiveQueue(o.metrics, popper)
 	pq.unschedulablePods = newUnschedulablePods(o.metrics)
 
 	// Registrations in a fixed order; hint results do not depend on it.
@@ -192,13 +184,47 @@ func (p *PriorityQueue) intern(pod *Pod) int32 {
 		return pod.id
 	}
 	k := pod.Key()
-	id, ok := p.ids[k]
+	id, ok := p.keyID(k)
 	if !ok {
-		id = int32(len(p.ids))
+		id = int32(len(p.keys))
+		p.keys = append(p.keys, k)
 		p.ids[k] = id
 	}
 	pod.internedBy, pod.id = p, id
 	return id
+}
+
+func (p *PriorityQueue) keyID(key string) (int32, bool) {
+	for _, id := range p.unmapped {
+		p.ids[p.keys[id]] = id
+	}
+	p.unmapped = p.unmapped[:0]
+	id, ok := p.ids[key]
+	return id, ok
+}
+
+// SetPodID gives pod, whose key (namespace/name) is key, the ID id, for
+// callers that number pods densely themselves (a trace's pod index): the
+// queue then never hashes the key. The caller keeps one ID per key; IDs
+// should be small, as the sub-queues index slices by them. It panics if pod
+// is not named key or id is another key's.
+func (p *PriorityQueue) SetPodID(pod *Pod, key string, id int32) {
+	ns := len(pod.Namespace)
+	if len(key) != ns+1+len(pod.Name) || key[:ns] != pod.Namespace || key[ns] != '/' || key[ns+1:] != pod.Name {
+		panic("queue: SetPodID: key " + key + " is not the pod's namespace/name")
+	}
+	if n := int(id) + 1; n > len(p.keys) {
+		p.keys = append(p.keys, make([]string, n-len(p.keys))...)
+	}
+	switch p.keys[id] {
+	case key:
+	case "":
+		p.keys[id] = key
+		p.unmapped = append(p.unmapped, id)
+	default:
+		panic("queue: SetPodID: ID of " + p.keys[id] + " given to " + key)
+	}
+	pod.key, pod.internedBy, pod.id = key, p, id
 }
 
 // SchedulingCycle is the number of pods handed out so far.
@@ -366,8 +392,8 @@ func (p *PriorityQueue) moveToActiveQ(pInfo *QueuedPodInfo, event string, movesF
 		return false
 	}
 	if pInfo.InitialAttemptTimestamp == nil {
-		now := p.clock.Now()
-		pInfo.InitialAttemptTimestamp = &now
+		pInfo.initialAttemptTimestamp = p.clock.Now()
+		pInfo.InitialAttemptTimestamp = &pInfo.initialAttemptTimestamp
 	}
 	p.unschedulablePods.delete(pInfo.id, gatedBefore)
 	p.backoffQ.delete(pInfo.id)
@@ -416,12 +442,24 @@ func (p *PriorityQueue) requeuePodWithQueueingStrategy(pInfo *QueuedPodInfo, str
 }
 
 func (p *PriorityQueue) newQueuedPodInfo(pod *Pod) *QueuedPodInfo {
-	return &QueuedPodInfo{Pod: pod, id: p.intern(pod), Timestamp: p.clock.Now()}
+	if len(p.podInfos) == 0 {
+		p.podInfos = make([]QueuedPodInfo, 256)
+	}
+	pInfo := &p.podInfos[0]
+	p.podInfos = p.podInfos[1:]
+	*pInfo = QueuedPodInfo{Pod: pod, id: p.intern(pod), Timestamp: p.clock.Now()}
+	return pInfo
 }
+
+// Labels of the built-in events, spelled once rather than at every add.
+var (
+	unscheduledPodAddLabel    = EventUnscheduledPodAdd.Label()
+	unscheduledPodUpdateLabel = EventUnscheduledPodUpdate.Label()
+)
 
 // Add enqueues a new pod (the informer saw an unscheduled pod).
 func (p *PriorityQueue) Add(pod *Pod) {
-	p.moveToActiveQ(p.newQueuedPodInfo(pod), EventUnscheduledPodAdd.Label(), false)
+	p.moveToActiveQ(p.newQueuedPodInfo(pod), unscheduledPodAddLabel, false)
 }
 
 // Pop hands out the next pod, or nil where upstream's Pop would block
@@ -595,7 +633,7 @@ func (p *PriorityQueue) Update(oldPod, newPod *Pod) {
 		}
 		return
 	}
-	p.moveToActiveQ(p.newQueuedPodInfo(newPod), EventUnscheduledPodUpdate.Label(), false)
+	p.moveToActiveQ(p.newQueuedPodInfo(newPod), unscheduledPodUpdateLabel, false)
 }
 
 // Delete removes a queued pod; in-flight pods are not affected.

@@ -68,6 +68,9 @@ type QueuedPodInfo struct {
 	BackoffExpiration time.Time
 	// InitialAttemptTimestamp is when the pod first entered activeQ.
 	InitialAttemptTimestamp *time.Time
+	// initialAttemptTimestamp is where InitialAttemptTimestamp points, so
+	// that setting it allocates nothing.
+	initialAttemptTimestamp time.Time
 	// UnschedulablePlugins rejected the pod in its last attempt (a PreEnqueue
 	// rejector is added too); PendingPlugins returned Pending.
 	UnschedulablePlugins PluginSet

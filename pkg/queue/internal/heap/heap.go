@@ -1,19 +1,42 @@
 // Package heap is a binary heap of items named by dense integer IDs. It
 // performs exactly the container/heap operations upstream's
 // pkg/scheduler/backend/heap performs (Push on insert, Fix on update, Remove
-// on delete, Pop), so that items that tie under the less function come out in
-// the same order as in kube-scheduler; where upstream finds an item by its
-// string key in a map, this heap finds it by ID in a slice.
+// on delete, Pop), so that items that tie under the order come out in the
+// same order as in kube-scheduler; where upstream finds an item by its string
+// key in a map, this heap finds it by ID in a slice.
+//
+// Items are ordered by a Key copied into the heap when an item is added or
+// updated, so that comparisons read no item; the queue only changes what a
+// key is made of while the item is out of the heap, or updates it.
 package heap
 
-import "container/heap"
+// Instant is a time.Time's wall clock reading, ordered as Time.Before orders
+// times without monotonic readings (the queue's clock gives none).
+type Instant struct {
+	Sec  int64
+	Nsec int32
+}
 
-// LessFunc orders two items.
-type LessFunc[T any] func(a, b T) bool
+func (a Instant) before(b Instant) bool { return a.Sec < b.Sec || a.Sec == b.Sec && a.Nsec < b.Nsec }
 
-// IDFunc names an item; at most one item per ID is held. IDs are small
-// non-negative integers (an index into per-ID slices).
-type IDFunc[T any] func(obj T) int32
+// Key is what an item is ordered by.
+type Key struct {
+	Expiry    Instant
+	Timestamp Instant
+	Priority  int32
+}
+
+// Order is how a heap compares keys.
+type Order uint8
+
+const (
+	// ByPriority is PrioritySort: Priority descending, then Timestamp.
+	ByPriority Order = iota
+	// ByExpiry is by Expiry alone.
+	ByExpiry
+	// ByExpiryThenPriority is by Expiry, then as ByPriority.
+	ByExpiryThenPriority
+)
 
 // Recorder is told when the number of items changes (a pending-pods gauge).
 type Recorder interface {
@@ -21,79 +44,143 @@ type Recorder interface {
 	Dec()
 }
 
-type data[T any] struct {
-	queue []T
-	// pos[id] is the item's index in queue plus one; 0 means absent.
-	pos  []int32
-	id   IDFunc[T]
-	less LessFunc[T]
+type entry[T any] struct {
+	key Key
+	id  int32
+	obj T
 }
 
-func (h *data[T]) Len() int           { return len(h.queue) }
-func (h *data[T]) Less(i, j int) bool { return h.less(h.queue[i], h.queue[j]) }
-func (h *data[T]) Swap(i, j int) {
-	h.queue[i], h.queue[j] = h.queue[j], h.queue[i]
-	h.pos[h.id(h.queue[i])] = int32(i + 1)
-	h.pos[h.id(h.queue[j])] = int32(j + 1)
-}
-func (h *data[T]) Push(x any) {
-	obj := x.(T)
-	h.queue = append(h.queue, obj)
-	h.pos[h.id(obj)] = int32(len(h.queue))
-}
-func (h *data[T]) Pop() any {
-	n := len(h.queue) - 1
-	obj := h.queue[n]
-	var zero T
-	h.queue[n] = zero
-	h.queue = h.queue[:n]
-	h.pos[h.id(obj)] = 0
-	return obj
-}
-
-// Heap is a min-heap under LessFunc.
+// Heap is a min-heap under its Order.
 type Heap[T any] struct {
-	data     data[T]
+	queue []entry[T]
+	// pos[id] is the item's index in queue plus one; 0 means absent.
+	pos      []int32
+	order    Order
 	recorder Recorder
 }
 
 // New returns an empty heap; recorder may be nil.
-func New[T any](id IDFunc[T], less LessFunc[T], recorder Recorder) *Heap[T] {
-	return &Heap[T]{data: data[T]{id: id, less: less}, recorder: recorder}
+func New[T any](order Order, recorder Recorder) *Heap[T] {
+	return &Heap[T]{order: order, recorder: recorder}
+}
+
+func (h *Heap[T]) less(a, b *Key) bool {
+	if h.order != ByPriority {
+		if a.Expiry != b.Expiry {
+			return a.Expiry.before(b.Expiry)
+		}
+		if h.order == ByExpiry {
+			return false
+		}
+	}
+	if a.Priority != b.Priority {
+		return a.Priority > b.Priority
+	}
+	return a.Timestamp.before(b.Timestamp)
+}
+
+// up and down are container/heap's, moving the item through a hole instead
+// of swapping at each level: the same comparisons, the same final order.
+func (h *Heap[T]) up(j int) {
+	q := h.queue
+	e := q[j]
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.less(&e.key, &q[i].key) {
+			break
+		}
+		q[j] = q[i]
+		h.pos[q[j].id] = int32(j + 1)
+		j = i
+	}
+	q[j] = e
+	h.pos[e.id] = int32(j + 1)
+}
+
+func (h *Heap[T]) down(i0, n int) bool {
+	q := h.queue
+	e := q[i0]
+	i := i0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
+			break
+		}
+		j := j1 // left child
+		if j2 := j1 + 1; j2 < n && h.less(&q[j2].key, &q[j1].key) {
+			j = j2 // = 2*i + 2  // right child
+		}
+		if !h.less(&q[j].key, &e.key) {
+			break
+		}
+		q[i] = q[j]
+		h.pos[q[i].id] = int32(i + 1)
+		i = j
+	}
+	q[i] = e
+	h.pos[e.id] = int32(i + 1)
+	return i > i0
+}
+
+// swap is container/heap's Swap.
+func (h *Heap[T]) swap(i, j int) {
+	q := h.queue
+	q[i], q[j] = q[j], q[i]
+	h.pos[q[i].id] = int32(i + 1)
+	h.pos[q[j].id] = int32(j + 1)
+}
+
+// removeLast is the Pop method container/heap calls last.
+func (h *Heap[T]) removeLast() T {
+	n := len(h.queue) - 1
+	e := h.queue[n]
+	h.queue[n] = entry[T]{}
+	h.queue = h.queue[:n]
+	h.pos[e.id] = 0
+	return e.obj
 }
 
 func (h *Heap[T]) index(id int32) int {
-	if int(id) >= len(h.data.pos) {
+	if int(id) >= len(h.pos) {
 		return -1
 	}
-	return int(h.data.pos[id]) - 1
+	return int(h.pos[id]) - 1
 }
 
-// AddOrUpdate inserts obj, or replaces the item with the same ID and
-// restores the heap order.
-func (h *Heap[T]) AddOrUpdate(obj T) {
-	id := h.data.id(obj)
+// AddOrUpdate inserts obj under id, or replaces the item with this ID and
+// restores the heap order (heap.Fix).
+func (h *Heap[T]) AddOrUpdate(id int32, key Key, obj T) {
 	if i := h.index(id); i >= 0 {
-		h.data.queue[i] = obj
-		heap.Fix(&h.data, i)
+		h.queue[i] = entry[T]{key: key, id: id, obj: obj}
+		if !h.down(i, len(h.queue)) {
+			h.up(i)
+		}
 		return
 	}
-	if n := int(id) + 1; n > len(h.data.pos) {
-		h.data.pos = append(h.data.pos, make([]int32, max(n-len(h.data.pos), len(h.data.pos)/2))...)
+	if n := int(id) + 1; n > len(h.pos) {
+		h.pos = append(h.pos, make([]int32, max(n-len(h.pos), len(h.pos)/2))...)
 	}
-	heap.Push(&h.data, obj)
+	h.queue = append(h.queue, entry[T]{key: key, id: id, obj: obj})
+	h.up(len(h.queue) - 1)
 	if h.recorder != nil {
 		h.recorder.Inc()
 	}
 }
 
-// Delete removes the item with this ID and reports whether there was one.
+// Delete removes the item with this ID (heap.Remove) and reports whether
+// there was one.
 func (h *Heap[T]) Delete(id int32) bool {
 	i := h.index(id)
 	if i < 0 {
 		return false
 	}
-	heap.Remove(&h.data, i)
+	if n := len(h.queue) - 1; n != i {
+		h.swap(i, n)
+		if !h.down(i, n) {
+			h.up(i)
+		}
+	}
+	h.removeLast()
 	if h.recorder != nil {
 		h.recorder.Dec()
 	}
@@ -102,20 +189,23 @@ func (h *Heap[T]) Delete(id int32) bool {
 
 // Peek returns the head without removing it.
 func (h *Heap[T]) Peek() (T, bool) {
-	if len(h.data.queue) == 0 {
+	if len(h.queue) == 0 {
 		var zero T
 		return zero, false
 	}
-	return h.data.queue[0], true
+	return h.queue[0].obj, true
 }
 
-// Pop removes and returns the head.
+// Pop removes and returns the head (heap.Pop).
 func (h *Heap[T]) Pop() (T, bool) {
-	if len(h.data.queue) == 0 {
+	if len(h.queue) == 0 {
 		var zero T
 		return zero, false
 	}
-	obj := heap.Pop(&h.data).(T)
+	n := len(h.queue) - 1
+	h.swap(0, n)
+	h.down(0, n)
+	obj := h.removeLast()
 	if h.recorder != nil {
 		h.recorder.Dec()
 	}
@@ -125,7 +215,7 @@ func (h *Heap[T]) Pop() (T, bool) {
 // Get returns the item with this ID.
 func (h *Heap[T]) Get(id int32) (T, bool) {
 	if i := h.index(id); i >= 0 {
-		return h.data.queue[i], true
+		return h.queue[i].obj, true
 	}
 	var zero T
 	return zero, false
@@ -135,7 +225,20 @@ func (h *Heap[T]) Get(id int32) (T, bool) {
 func (h *Heap[T]) Has(id int32) bool { return h.index(id) >= 0 }
 
 // Len is the number of items.
-func (h *Heap[T]) Len() int { return len(h.data.queue) }
+func (h *Heap[T]) Len() int { return len(h.queue) }
 
 // List returns the items in heap-array order (not sorted).
-func (h *Heap[T]) List() []T { return append([]T(nil), h.data.queue...) }
+func (h *Heap[T]) List() []T {
+	out := make([]T, len(h.queue))
+	for i := range h.queue {
+		out[i] = h.queue[i].obj
+	}
+	return out
+}
+
+// Each calls fn for every item, in heap-array order.
+func (h *Heap[T]) Each(fn func(T)) {
+	for i := range h.queue {
+		fn(h.queue[i].obj)
+	}
+}

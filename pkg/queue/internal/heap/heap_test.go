@@ -15,14 +15,14 @@ type item struct {
 // sorted, and membership is exact throughout.
 func TestHeap_againstSort(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
-	h := New(func(i *item) int32 { return i.id }, func(a, b *item) bool { return a.val < b.val }, nil)
+	h := New[*item](ByExpiry, nil)
 	live := map[int32]int{}
 	for n := 0; n < 5000; n++ {
 		id := int32(r.Intn(300))
 		switch r.Intn(3) {
 		case 0, 1:
 			v := r.Intn(1000)
-			h.AddOrUpdate(&item{id, v})
+			h.AddOrUpdate(id, Key{Expiry: Instant{Sec: int64(v)}}, &item{id, v})
 			live[id] = v
 		case 2:
 			_, had := live[id]
