@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -28,28 +29,34 @@ func (schedulingGates) PreEnqueue(pod *queue.Pod) *queue.Status {
 	return &queue.Status{Reason: "waiting for scheduling gates: " + strings.Join(pod.SchedulingGates, ", ")}
 }
 
-// Model drives the queue model (pkg/queue) with a trace.
+// Model drives the queue model (pkg/queue) with a trace. It is an
+// IndexedDriver: the queue's pod IDs are the pods' indices, so that a replay
+// hashes no names. A Model is driven by names (the Driver methods) or by
+// indices, not both.
 type Model struct {
 	Queue   *queue.PriorityQueue
 	Metrics *queue.Recorder
 	clock   *clock
-	// pods is indexed by the queue's pod ID, so that a name is hashed once
-	// per operation (by the queue's own key index).
-	pods []*podState
-	// last caches the latest lookup: Replay asks Where and then applies the
-	// op to the same pod.
-	lastName  string
-	lastState *podState
+	// pods is indexed by pod index.
+	pods []podState
+	// ids indexes the names the Driver methods are given.
+	ids map[string]int32
+	// byName and byIndex say which methods drove the model so far, to catch
+	// a caller mixing them.
+	byName, byIndex bool
+	// podBlock is where new Pod objects are taken from, a block at a time.
+	podBlock []queue.Pod
 }
 
-// podState is what the driver keeps per pod name: the latest object, and the
-// record handed out by Pop while the pod is in flight.
+// podState is what the driver keeps per pod: its name, the latest object (nil
+// until added), and the record handed out by Pop while the pod is in flight.
 type podState struct {
+	name     string
 	pod      *queue.Pod
 	inFlight *queue.QueuedPodInfo
 }
 
-var _ Driver = &Model{}
+var _ IndexedDriver = &Model{}
 
 // NewModel returns a model queue configured as the trace says: cfg, and every
 // plugin in plugins registered for every event of Events.
@@ -96,30 +103,62 @@ func NewModel(cfg Config, plugins []string) *Model {
 	return m
 }
 
-// state returns the pod's state, nil for a name never added.
-func (m *Model) state(name string) *podState {
-	if m.lastState != nil && name == m.lastName {
-		return m.lastState
+// index returns the index of a pod the Driver methods name.
+func (m *Model) index(name string) int32 {
+	if m.byIndex {
+		panic("trace: a Model driven by indices was given a name")
 	}
-	id, ok := m.Queue.KeyID(name)
-	if !ok || int(id) >= len(m.pods) || m.pods[id] == nil {
-		return nil
+	m.byName = true
+	if m.ids == nil {
+		m.ids = map[string]int32{}
 	}
-	st := m.pods[id]
-	m.lastName, m.lastState = name, st
+	i, ok := m.ids[name]
+	if !ok {
+		i = int32(len(m.ids))
+		m.ids[name] = i
+	}
+	return i
+}
+
+// state returns pod i's state, growing the table for a new index.
+func (m *Model) state(i int32, name string) *podState {
+	m.byIndex = m.byIndex || !m.byName
+	if int(i) >= len(m.pods) {
+		m.pods = append(m.pods, make([]podState, int(i)+1-len(m.pods))...)
+	}
+	st := &m.pods[i]
+	if st.name == "" {
+		st.name = name
+	}
 	return st
 }
 
-// stateOf returns the state of a pod object the queue handed out.
-func (m *Model) stateOf(p *queue.Pod) *podState { return m.pods[m.Queue.PodID(p)] }
+// copyPod returns a new object equal to p: one allocation per block of pods,
+// not per pod.
+func (m *Model) copyPod(p *queue.Pod) *queue.Pod {
+	if len(m.podBlock) == 0 {
+		m.podBlock = make([]queue.Pod, 256)
+	}
+	c := &m.podBlock[0]
+	m.podBlock = m.podBlock[1:]
+	*c = *p
+	return c
+}
 
-// pod returns the latest object of a pod, or a new one for a name never added.
-func (m *Model) pod(name string) *queue.Pod {
-	if st := m.state(name); st != nil {
+// newPod returns a new object for pod i, with the queue's ID i.
+func (m *Model) newPod(i int32, name string) *queue.Pod {
+	ns, n, _ := strings.Cut(name, "/")
+	p := m.copyPod(&queue.Pod{Namespace: ns, Name: n, UID: name})
+	m.Queue.SetPodID(p, name, i)
+	return p
+}
+
+// pod returns the latest object of pod i, or a new one for a pod never added.
+func (m *Model) pod(i int32, name string) *queue.Pod {
+	if st := m.state(i, name); st.pod != nil {
 		return st.pod
 	}
-	ns, n, _ := strings.Cut(name, "/")
-	return &queue.Pod{Namespace: ns, Name: n, UID: name}
+	return m.newPod(i, name)
 }
 
 // SetTime implements Driver.
@@ -127,21 +166,21 @@ func (m *Model) SetTime(ms int64) { m.clock.now = Epoch.Add(time.Duration(ms) * 
 
 // Add implements Driver.
 func (m *Model) Add(name string, priority int32, gates []string) {
-	if st := m.state(name); st != nil {
-		// A re-add: a new object, keeping the old one's interned identity.
-		p := *st.pod
-		p.Priority, p.SchedulingGates = priority, gates
-		st.pod = &p
-		m.Queue.Add(&p)
-		return
+	m.AddIndex(m.index(name), name, priority, gates)
+}
+
+// AddIndex implements IndexedDriver.
+func (m *Model) AddIndex(i int32, name string, priority int32, gates []string) {
+	st := m.state(i, name)
+	var p *queue.Pod
+	if st.pod != nil {
+		// A re-add: a new object, keeping the old one's queue ID.
+		p = m.copyPod(st.pod)
+	} else {
+		p = m.newPod(i, name)
 	}
-	ns, n, _ := strings.Cut(name, "/")
-	p := &queue.Pod{Namespace: ns, Name: n, UID: name, Priority: priority, SchedulingGates: gates}
-	id := int(m.Queue.PodID(p))
-	for len(m.pods) <= id {
-		m.pods = append(m.pods, nil)
-	}
-	m.pods[id] = &podState{pod: p}
+	p.Priority, p.SchedulingGates = priority, gates
+	st.pod = p
 	m.Queue.Add(p)
 }
 
@@ -151,13 +190,18 @@ func (m *Model) Pop() (string, int, bool) {
 	if pi == nil {
 		return "", 0, false
 	}
-	m.stateOf(pi.Pod).inFlight = pi
+	m.pods[m.Queue.PodID(pi.Pod)].inFlight = pi
 	return pi.Pod.UID, pi.Attempts, true
 }
 
 // Fail implements Driver.
 func (m *Model) Fail(name string, plugins, pending []string) {
-	st := m.state(name)
+	m.FailIndex(m.index(name), name, plugins, pending)
+}
+
+// FailIndex implements IndexedDriver.
+func (m *Model) FailIndex(i int32, name string, plugins, pending []string) {
+	st := m.state(i, name)
 	pi := st.inFlight
 	st.inFlight = nil
 	pi.ClearRejectorPlugins()
@@ -167,8 +211,11 @@ func (m *Model) Fail(name string, plugins, pending []string) {
 }
 
 // Done implements Driver.
-func (m *Model) Done(name string) {
-	m.state(name).inFlight = nil
+func (m *Model) Done(name string) { m.DoneIndex(m.index(name), name) }
+
+// DoneIndex implements IndexedDriver.
+func (m *Model) DoneIndex(i int32, name string) {
+	m.state(i, name).inFlight = nil
 	m.Queue.Done(name)
 }
 
@@ -179,29 +226,50 @@ func (m *Model) Event(label string, plugins []string) {
 
 // Activate implements Driver.
 func (m *Model) Activate(names []string) {
+	is := make([]int32, len(names))
+	for j, n := range names {
+		is[j] = m.index(n)
+	}
+	m.ActivateIndex(is, names)
+}
+
+// ActivateIndex implements IndexedDriver.
+func (m *Model) ActivateIndex(is []int32, names []string) {
 	pods := make([]*queue.Pod, 0, len(names))
-	seen := map[string]bool{}
-	for _, n := range names {
-		if !seen[n] {
-			seen[n] = true
-			pods = append(pods, m.pod(n))
+	var seen map[int32]bool
+	if len(is) > 16 {
+		seen = make(map[int32]bool, len(is))
+	}
+	for j, i := range is {
+		// Lists are short: a scan finds duplicates faster than a map.
+		if seen != nil && !seen[i] || seen == nil && !slices.Contains(is[:j], i) {
+			if seen != nil {
+				seen[i] = true
+			}
+			pods = append(pods, m.pod(i, names[j]))
 		}
 	}
 	m.Queue.Activate(pods)
 }
 
 // Ungate implements Driver: an update that removes all scheduling gates.
-func (m *Model) Ungate(name string) {
-	st := m.state(name)
+func (m *Model) Ungate(name string) { m.UngateIndex(m.index(name), name) }
+
+// UngateIndex implements IndexedDriver.
+func (m *Model) UngateIndex(i int32, name string) {
+	st := m.state(i, name)
 	old := st.pod
-	updated := *old
+	updated := m.copyPod(old)
 	updated.SchedulingGates = nil
-	st.pod = &updated
-	m.Queue.Update(old, &updated)
+	st.pod = updated
+	m.Queue.Update(old, updated)
 }
 
 // Delete implements Driver.
-func (m *Model) Delete(name string) { m.Queue.Delete(m.pod(name)) }
+func (m *Model) Delete(name string) { m.DeleteIndex(m.index(name), name) }
+
+// DeleteIndex implements IndexedDriver.
+func (m *Model) DeleteIndex(i int32, name string) { m.Queue.Delete(m.pod(i, name)) }
 
 // FlushBackoffQCompleted implements Driver.
 func (m *Model) FlushBackoffQCompleted() { m.Queue.FlushBackoffQCompleted() }
@@ -211,10 +279,22 @@ func (m *Model) FlushUnschedulablePodsLeftover() { m.Queue.FlushUnschedulablePod
 
 // Where implements Driver.
 func (m *Model) Where(name string) string {
-	st := m.state(name)
-	if st == nil {
+	if m.byIndex {
+		panic("trace: a Model driven by indices was given a name")
+	}
+	i, ok := m.ids[name]
+	if !ok {
 		return ""
 	}
+	return m.WhereIndex(i, name)
+}
+
+// WhereIndex implements IndexedDriver.
+func (m *Model) WhereIndex(i int32, name string) string {
+	if int(i) >= len(m.pods) || m.pods[i].pod == nil {
+		return ""
+	}
+	st := &m.pods[i]
 	if st.inFlight != nil {
 		return string(queue.LocationInFlight)
 	}
@@ -239,7 +319,7 @@ func (m *Model) Snapshot() Snapshot {
 		s.Pods[pi.Pod.Key()] = PodState{Queue: string(loc), Attempts: pi.Attempts}
 	})
 	for _, st := range m.pods {
-		if st != nil && st.inFlight != nil {
+		if st.inFlight != nil {
 			s.Pods[st.pod.Key()] = PodState{Queue: string(queue.LocationInFlight), Attempts: st.inFlight.Attempts}
 		}
 	}

@@ -39,6 +39,103 @@ type Driver interface {
 	Snapshot() Snapshot
 }
 
+// IndexedDriver is a Driver that can also take pods by a dense index: Replay
+// gives each pod of a trace an index (see Trace.IndexPods), the same for the
+// whole replay, and passes it with the pod's name, so that the driver need
+// not hash names. Where the Driver methods take a name, these take the index
+// and the name; ActivateIndex takes both lists.
+type IndexedDriver interface {
+	Driver
+	AddIndex(i int32, pod string, priority int32, gates []string)
+	FailIndex(i int32, pod string, plugins, pending []string)
+	DoneIndex(i int32, pod string)
+	ActivateIndex(is []int32, pods []string)
+	UngateIndex(i int32, pod string)
+	DeleteIndex(i int32, pod string)
+	WhereIndex(i int32, pod string) string
+}
+
+// byName is an IndexedDriver that drops the indices, for drivers that only
+// take names.
+type byName struct{ Driver }
+
+func (d byName) AddIndex(_ int32, pod string, priority int32, gates []string) {
+	d.Add(pod, priority, gates)
+}
+func (d byName) FailIndex(_ int32, pod string, plugins, pending []string) {
+	d.Fail(pod, plugins, pending)
+}
+func (d byName) DoneIndex(_ int32, pod string)          { d.Done(pod) }
+func (d byName) ActivateIndex(_ []int32, pods []string) { d.Activate(pods) }
+func (d byName) UngateIndex(_ int32, pod string)        { d.Ungate(pod) }
+func (d byName) DeleteIndex(_ int32, pod string)        { d.Delete(pod) }
+func (d byName) WhereIndex(_ int32, pod string) string  { return d.Where(pod) }
+
+// podIndex gives a replay's pods their indices: the trace's table's where an
+// op's reference agrees with it, else (an op made or changed after
+// IndexPods, a trace never indexed) by hashing the name.
+type podIndex struct {
+	tbl   podTable
+	ids   map[string]int32
+	lists [][]int32
+}
+
+func newPodIndex(t *Trace) *podIndex {
+	x := &podIndex{}
+	if t.pods != nil {
+		// Full slice expressions: appends must not write into the trace's
+		// table, which other replays may be reading.
+		x.tbl.names = t.pods.names[:len(t.pods.names):len(t.pods.names)]
+		x.tbl.lists = t.pods.lists
+	}
+	return x
+}
+
+func (x *podIndex) pod(op *Op) int32 {
+	if r := int(op.ref) - 1; r >= 0 && r < len(x.tbl.names) && x.tbl.names[r] == op.Pod {
+		return int32(r)
+	}
+	return x.byName(op.Pod)
+}
+
+func (x *podIndex) byName(name string) int32 {
+	if x.ids == nil {
+		x.ids = make(map[string]int32, len(x.tbl.names))
+		for i, n := range x.tbl.names {
+			x.ids[n] = int32(i)
+		}
+	}
+	id, ok := x.ids[name]
+	if !ok {
+		id = int32(len(x.tbl.names))
+		x.ids[name] = id
+		x.tbl.names = append(x.tbl.names, name)
+	}
+	return id
+}
+
+func (x *podIndex) activate(op *Op) []int32 {
+	if r := int(op.ref) - 1; r >= 0 && r < len(x.tbl.lists) {
+		if l := x.tbl.lists[r]; len(l) == len(op.Pods) && x.agree(l, op.Pods) {
+			return l
+		}
+	}
+	l := make([]int32, len(op.Pods))
+	for i, p := range op.Pods {
+		l[i] = x.byName(p)
+	}
+	return l
+}
+
+func (x *podIndex) agree(l []int32, pods []string) bool {
+	for i, id := range l {
+		if int(id) >= len(x.tbl.names) || x.tbl.names[id] != pods[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // Quiescer is implemented by drivers that can tell when the periodic flushes
 // have nothing to do, so that long gaps between operations cost nothing.
 type Quiescer interface {
@@ -123,17 +220,34 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 	enc.SetEscapeHTML(false)
 	var line []byte
 	prev := int64(0)
+	ix, indexed := d.(IndexedDriver)
+	var pods *podIndex
+	if indexed {
+		pods = newPodIndex(t)
+	} else {
+		ix = byName{d}
+	}
+	q, _ := d.(Quiescer)
 	for i := range t.Ops {
 		op := &t.Ops[i]
-		RunPeriodic(d, prev, op.At)
+		runPeriodic(d, q, prev, op.At)
 		prev = op.At
 		d.SetTime(op.At)
-		if err := check(d, op); err != nil {
+		var id int32
+		if indexed && op.Kind.namesPod() {
+			id = pods.pod(op)
+		}
+		var where string
+		switch op.Kind {
+		case OpAdd, OpFail, OpDone, OpUngate:
+			where = ix.WhereIndex(id, op.Pod)
+		}
+		if err := check(op, where); err != nil {
 			return err
 		}
 		switch op.Kind {
 		case OpAdd:
-			d.Add(op.Pod, op.Priority, op.Gates)
+			ix.AddIndex(id, op.Pod, op.Priority, op.Gates)
 		case OpPop:
 			pod, attempts, ok := d.Pop()
 			line = appendPopLine(line[:0], op.At, pod, attempts, ok)
@@ -141,17 +255,21 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 				return err
 			}
 		case OpFail:
-			d.Fail(op.Pod, op.Plugins, op.Pending)
+			ix.FailIndex(id, op.Pod, op.Plugins, op.Pending)
 		case OpDone:
-			d.Done(op.Pod)
+			ix.DoneIndex(id, op.Pod)
 		case OpEvent:
 			d.Event(op.Event, op.Queue)
 		case OpActivate:
-			d.Activate(op.Pods)
+			var ids []int32
+			if indexed {
+				ids = pods.activate(op)
+			}
+			ix.ActivateIndex(ids, op.Pods)
 		case OpUngate:
-			d.Ungate(op.Pod)
+			ix.UngateIndex(id, op.Pod)
 		case OpDelete:
-			d.Delete(op.Pod)
+			ix.DeleteIndex(id, op.Pod)
 		case OpSnapshot:
 			if err := enc.Encode(&snapshotLine{At: op.At, Snapshot: normalize(d.Snapshot())}); err != nil {
 				return err
@@ -168,7 +286,18 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 // backoff flush every whole second and the leftover flush every 30 s, the
 // backoff flush first when both fall on one instant.
 func RunPeriodic(d Driver, from, to int64) {
-	if q, ok := d.(Quiescer); ok && q.Quiescent() {
+	q, _ := d.(Quiescer)
+	runPeriodic(d, q, from, to)
+}
+
+// runPeriodic is RunPeriodic with d's Quiescer, if any, found once per
+// replay rather than per operation.
+func runPeriodic(d Driver, q Quiescer, from, to int64) {
+	if to/BackoffFlushPeriodMillis == from/BackoffFlushPeriodMillis {
+		// No flush instant in (from, to].
+		return
+	}
+	if q != nil && q.Quiescent() {
 		// Both flushes are no-ops on an empty backoffQ and unschedulablePods,
 		// and nothing but an operation can fill them: skip the gap.
 		return
@@ -182,18 +311,20 @@ func RunPeriodic(d Driver, from, to int64) {
 	}
 }
 
-func check(d Driver, op *Op) error {
+// check checks op against where the queue holds its pod (for add, fail,
+// done and ungate).
+func check(op *Op, where string) error {
 	switch op.Kind {
 	case OpAdd:
-		if q := d.Where(op.Pod); q != "" {
-			return lineErrorf(op.Line, "add of pod %q, which the queue already holds (in %s)", op.Pod, q)
+		if where != "" {
+			return lineErrorf(op.Line, "add of pod %q, which the queue already holds (in %s)", op.Pod, where)
 		}
 	case OpFail, OpDone:
-		if q := d.Where(op.Pod); q != "inFlight" {
+		if where != "inFlight" {
 			return lineErrorf(op.Line, "%s of pod %q, which is not in flight", op.Kind, op.Pod)
 		}
 	case OpUngate:
-		if d.Where(op.Pod) == "" {
+		if where == "" {
 			return lineErrorf(op.Line, "ungate of pod %q, which the queue does not hold", op.Pod)
 		}
 	}

@@ -70,6 +70,7 @@ type Op struct {
 	Kind     OpKind
 	Pod      string   // add, fail, done, ungate, delete
 	Priority int32    // add
+	ref      int32    // Pod's or Pods' entry in the pod table plus one (IndexPods)
 	Gates    []string // add
 	Plugins  []string // fail
 	Pending  []string // fail
@@ -82,6 +83,62 @@ type Op struct {
 type Trace struct {
 	Config Config
 	Ops    []Op
+	// pods numbers the pods the ops name, once IndexPods ran.
+	pods *podTable
+}
+
+// podTable numbers a trace's pods densely, so that a replay can keep per-pod
+// state in slices instead of hashing a name at every operation.
+type podTable struct {
+	// names[i] is pod i's name, each name once.
+	names []string
+	// lists[j] are the indices of an activate op's pods.
+	lists [][]int32
+}
+
+// IndexPods numbers the pods the trace names (Read and tracegen do it), so
+// that Replay need not hash pod names: an op's ref is then its Pod's index
+// plus one, or for activate its list's. It replaces each op's pod names with
+// one shared copy of each. An op changed or added later is replayed
+// correctly, only more slowly.
+func (t *Trace) IndexPods() {
+	tbl := &podTable{}
+	ids := map[string]int32{}
+	index := func(name *string) int32 {
+		id, ok := ids[*name]
+		if !ok {
+			id = int32(len(tbl.names))
+			ids[*name] = id
+			tbl.names = append(tbl.names, *name)
+		}
+		*name = tbl.names[id]
+		return id
+	}
+	for i := range t.Ops {
+		op := &t.Ops[i]
+		op.ref = 0
+		switch {
+		case op.Kind == OpActivate:
+			l := make([]int32, len(op.Pods))
+			for j := range op.Pods {
+				l[j] = index(&op.Pods[j])
+			}
+			tbl.lists = append(tbl.lists, l)
+			op.ref = int32(len(tbl.lists))
+		case op.Kind.namesPod():
+			op.ref = index(&op.Pod) + 1
+		}
+	}
+	t.pods = tbl
+}
+
+// namesPod reports whether the op's Pod names a pod.
+func (k OpKind) namesPod() bool {
+	switch k {
+	case OpAdd, OpFail, OpDone, OpUngate, OpDelete:
+		return true
+	}
+	return false
 }
 
 // Plugins returns every plugin the trace names (fail's plugins and pending,
@@ -205,6 +262,7 @@ func Read(r io.Reader) (*Trace, error) {
 		}
 		return nil, err
 	}
+	t.IndexPods()
 	return t, nil
 }
 

@@ -131,6 +131,7 @@ func Generate(seed int64, opts Options) *trace.Trace {
 	for len(g.t.Ops) < g.opts.Ops {
 		g.step()
 	}
+	g.t.IndexPods()
 	return g.t
 }
 
