@@ -2,9 +2,12 @@ package trace
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -179,9 +182,7 @@ func appendPopLine(b []byte, at int64, pod string, attempts int, ok bool) []byte
 	}
 	b = append(b, `,"pop":`...)
 	if plainJSONString(pod) {
-		b = append(b, '"')
-		b = append(b, pod...)
-		b = append(b, '"')
+		b = appendPlainString(b, pod)
 	} else {
 		q, _ := json.Marshal(pod)
 		b = append(b, q...)
@@ -202,13 +203,89 @@ func plainJSONString(s string) bool {
 	return true
 }
 
-type snapshotLine struct {
-	At       int64    `json:"at"`
-	Snapshot Snapshot `json:"snapshot"`
+func appendPlainString(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
-type finalLine struct {
-	Final Snapshot `json:"final"`
+// appendString encodes s as an Encoder with SetEscapeHTML(false) would.
+func appendString(b []byte, s string) []byte {
+	if plainJSONString(s) {
+		return appendPlainString(b, s)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+}
+
+// appendSnapshot encodes s as Replay's Encoder would encode it (nil maps as
+// empty ones, map keys sorted), without reflection: a snapshot can hold
+// every pod of a trace.
+func appendSnapshot(b []byte, s *Snapshot) []byte {
+	b = append(b, `{"pending":{"active":`...)
+	b = strconv.AppendInt(b, int64(s.Pending.Active), 10)
+	b = append(b, `,"backoff":`...)
+	b = strconv.AppendInt(b, int64(s.Pending.Backoff), 10)
+	b = append(b, `,"unschedulable":`...)
+	b = strconv.AppendInt(b, int64(s.Pending.Unschedulable), 10)
+	b = append(b, `,"gated":`...)
+	b = strconv.AppendInt(b, int64(s.Pending.Gated), 10)
+	b = append(b, `},"incoming":{`...)
+	for i, q := range slices.Sorted(maps.Keys(s.Incoming)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, q)
+		b = append(b, ":{"...)
+		events := s.Incoming[q]
+		for j, e := range slices.Sorted(maps.Keys(events)) {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, e)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(events[e]), 10)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `},"pods":{`...)
+	names := make([]string, 0, len(s.Pods))
+	for n := range s.Pods {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for i, n := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		st := s.Pods[n]
+		b = appendString(b, n)
+		b = append(b, `:{"queue":`...)
+		b = appendString(b, st.Queue)
+		b = append(b, `,"attempts":`...)
+		b = strconv.AppendInt(b, int64(st.Attempts), 10)
+		b = append(b, '}')
+	}
+	return append(b, "}}"...)
+}
+
+// appendSnapshotLine encodes a snapshot op's line, {"at":…,"snapshot":…}.
+func appendSnapshotLine(b []byte, at int64, s Snapshot) []byte {
+	b = append(b, `{"at":`...)
+	b = strconv.AppendInt(b, at, 10)
+	b = append(b, `,"snapshot":`...)
+	b = appendSnapshot(b, &s)
+	return append(b, "}\n"...)
+}
+
+// appendFinalLine encodes the last line, {"final":…}.
+func appendFinalLine(b []byte, s Snapshot) []byte {
+	b = append(b, `{"final":`...)
+	b = appendSnapshot(b, &s)
+	return append(b, "}\n"...)
 }
 
 // Replay runs t through d and writes the output lines to w. It stops at the
@@ -216,8 +293,6 @@ type finalLine struct {
 // callers that must print nothing on error should buffer w.
 func Replay(t *Trace, d Driver, w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 64*1024)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
 	var line []byte
 	prev := int64(0)
 	ix, indexed := d.(IndexedDriver)
@@ -271,12 +346,13 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 		case OpDelete:
 			ix.DeleteIndex(id, op.Pod)
 		case OpSnapshot:
-			if err := enc.Encode(&snapshotLine{At: op.At, Snapshot: normalize(d.Snapshot())}); err != nil {
+			line = appendSnapshotLine(line[:0], op.At, d.Snapshot())
+			if _, err := bw.Write(line); err != nil {
 				return err
 			}
 		}
 	}
-	if err := enc.Encode(&finalLine{Final: normalize(d.Snapshot())}); err != nil {
+	if _, err := bw.Write(appendFinalLine(line[:0], d.Snapshot())); err != nil {
 		return err
 	}
 	return bw.Flush()
@@ -329,16 +405,6 @@ func check(op *Op, where string) error {
 		}
 	}
 	return nil
-}
-
-func normalize(s Snapshot) Snapshot {
-	if s.Incoming == nil {
-		s.Incoming = map[string]map[string]int{}
-	}
-	if s.Pods == nil {
-		s.Pods = map[string]PodState{}
-	}
-	return s
 }
 
 // Compare reports the first line where two outputs differ as JSON, or "" if
