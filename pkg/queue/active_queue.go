@@ -1,7 +1,6 @@
 package queue
 
 import (
-	"container/list"
 	"time"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/internal/heap"
@@ -14,18 +13,33 @@ type clusterEvent struct {
 	oldObj, newObj any
 }
 
-// activeQueue is activeQ (a heap ordered by the profile's QueueSort less
-// function), the in-flight pods and the in-flight events list, and the
-// scheduling cycle counter.
+// inFlightEntry is a pod's marker (pod set) or an event in inFlightEvents. A
+// marker removed from the middle stays as an entry with neither, skipped.
+type inFlightEntry struct {
+	pod *Pod
+	clusterEvent
+	isEvent bool
+}
+
+// activeQueue is activeQ (a heap ordered by PrioritySort), the in-flight pods
+// and the in-flight events list, and the scheduling cycle counter.
 type activeQueue struct {
 	queue *heap.Heap[*QueuedPodInfo]
-	// inFlightPods maps a popped pod's UID to its marker in inFlightEvents.
-	inFlightPods map[string]*list.Element
-	// inFlightEvents interleaves pod markers (*Pod) and events
-	// (*clusterEvent) in arrival order.
-	inFlightEvents *list.List
-	schedCycle     int64
-	metrics        Metrics
+	// inFlightEvents interleaves pod markers and events in arrival order
+	// (upstream's list), from inFlightEvents[inFlightHead] on; entry i has
+	// the sequence number inFlightBase+i.
+	inFlightEvents []inFlightEntry
+	inFlightHead   int
+	inFlightBase   int64
+	// inFlightPods is upstream's map from a popped pod's UID to its marker,
+	// kept as the marker's sequence number plus one by the pod's key ID; a
+	// pod popped while another with its key but another UID is in flight
+	// (deleted, re-created) has its marker in inFlightByUID.
+	inFlightPods  []int64
+	inFlightByUID map[string]int64
+	inFlightCount int
+	schedCycle    int64
+	metrics       Metrics
 
 	// backoffQ is consulted by pop when activeQ is empty; nil unless
 	// PopFromBackoffQ is on.
@@ -34,11 +48,9 @@ type activeQueue struct {
 
 func newActiveQueue(metrics Metrics, backoffQ *backoffQueue) *activeQueue {
 	return &activeQueue{
-		queue:          heap.New[*QueuedPodInfo](heap.ByPriority, metrics.Pending(LabelActive)),
-		inFlightPods:   map[string]*list.Element{},
-		inFlightEvents: list.New(),
-		metrics:        metrics,
-		backoffQ:       backoffQ,
+		queue:    heap.New[*QueuedPodInfo](heap.ByPriority, metrics.Pending(LabelActive)),
+		metrics:  metrics,
+		backoffQ: backoffQ,
 	}
 }
 
@@ -95,64 +107,103 @@ func (aq *activeQueue) pop() *QueuedPodInfo {
 
 func (aq *activeQueue) movePodToInFlight(p *QueuedPodInfo) bool {
 	p.Attempts++
-	if _, ok := aq.inFlightPods[p.Pod.UID]; ok {
+	if _, ok := aq.inFlightMarker(p.Pod); ok {
 		return false
 	}
-	aq.inFlightPods[p.Pod.UID] = aq.inFlightEvents.PushBack(p.Pod)
+	seq := aq.push(inFlightEntry{pod: p.Pod})
+	if n := int(p.id) + 1; n > len(aq.inFlightPods) {
+		aq.inFlightPods = append(aq.inFlightPods, make([]int64, max(n-len(aq.inFlightPods), len(aq.inFlightPods)/2))...)
+	}
+	if aq.inFlightPods[p.id] == 0 {
+		aq.inFlightPods[p.id] = seq + 1
+	} else {
+		if aq.inFlightByUID == nil {
+			aq.inFlightByUID = map[string]int64{}
+		}
+		aq.inFlightByUID[p.Pod.UID] = seq
+	}
+	aq.inFlightCount++
 	aq.schedCycle++
 	return true
 }
 
-// clusterEventsForPod returns the events recorded after the pod was popped.
-func (aq *activeQueue) clusterEventsForPod(uid string) ([]*clusterEvent, bool) {
-	marker, ok := aq.inFlightPods[uid]
-	if !ok {
-		return nil, false
+// push appends e to inFlightEvents and returns its sequence number.
+func (aq *activeQueue) push(e inFlightEntry) int64 {
+	if h := aq.inFlightHead; h >= 1024 && h >= len(aq.inFlightEvents)/2 {
+		// Drop the entries before the head.
+		n := copy(aq.inFlightEvents, aq.inFlightEvents[h:])
+		clear(aq.inFlightEvents[n:])
+		aq.inFlightEvents = aq.inFlightEvents[:n]
+		aq.inFlightBase += int64(h)
+		aq.inFlightHead = 0
 	}
-	var events []*clusterEvent
-	for e := marker.Next(); e != nil; e = e.Next() {
-		if ev, ok := e.Value.(*clusterEvent); ok {
-			events = append(events, ev)
+	aq.inFlightEvents = append(aq.inFlightEvents, e)
+	return aq.inFlightBase + int64(len(aq.inFlightEvents)-1)
+}
+
+// inFlightMarker returns the index in inFlightEvents of the in-flight pod's
+// marker (pod must carry this queue's ID).
+func (aq *activeQueue) inFlightMarker(pod *Pod) (int, bool) {
+	if int(pod.id) < len(aq.inFlightPods) {
+		if seq := aq.inFlightPods[pod.id] - 1; seq >= 0 {
+			if i := int(seq - aq.inFlightBase); aq.inFlightEvents[i].pod.UID == pod.UID {
+				return i, true
+			}
 		}
 	}
-	return events, true
+	if seq, ok := aq.inFlightByUID[pod.UID]; ok {
+		return int(seq - aq.inFlightBase), true
+	}
+	return 0, false
+}
+
+// clusterEventsForPod returns the index in inFlightEvents from which on the
+// entries were recorded after the pod was popped.
+func (aq *activeQueue) clusterEventsForPod(pod *Pod) (int, bool) {
+	i, ok := aq.inFlightMarker(pod)
+	return i + 1, ok
 }
 
 func (aq *activeQueue) addEventsIfPodInFlight(oldPod, newPod *Pod, events []ClusterEvent) bool {
-	if _, ok := aq.inFlightPods[newPod.UID]; !ok {
+	if _, ok := aq.inFlightMarker(newPod); !ok {
 		return false
 	}
 	for _, e := range events {
-		aq.inFlightEvents.PushBack(&clusterEvent{event: e, oldObj: oldPod, newObj: newPod})
+		aq.push(inFlightEntry{clusterEvent: clusterEvent{event: e, oldObj: oldPod, newObj: newPod}, isEvent: true})
 	}
 	return true
 }
 
 func (aq *activeQueue) addEventIfAnyInFlight(oldObj, newObj any, event ClusterEvent) bool {
-	if len(aq.inFlightPods) == 0 {
+	if aq.inFlightCount == 0 {
 		return false
 	}
-	aq.inFlightEvents.PushBack(&clusterEvent{event: event, oldObj: oldObj, newObj: newObj})
+	aq.push(inFlightEntry{clusterEvent: clusterEvent{event: event, oldObj: oldObj, newObj: newObj}, isEvent: true})
 	return true
 }
 
 // done forgets an in-flight pod, and the events at the front of the list that
 // no older in-flight pod still needs.
-func (aq *activeQueue) done(uid string) {
-	marker, ok := aq.inFlightPods[uid]
+func (aq *activeQueue) done(pod *Pod) {
+	i, ok := aq.inFlightMarker(pod)
 	if !ok {
 		return
 	}
-	delete(aq.inFlightPods, uid)
-	aq.inFlightEvents.Remove(marker)
-	for {
-		e := aq.inFlightEvents.Front()
-		if e == nil {
-			return
-		}
-		if _, ok := e.Value.(*clusterEvent); !ok {
-			return
-		}
-		aq.inFlightEvents.Remove(e)
+	if seq := aq.inFlightBase + int64(i); aq.inFlightPods[pod.id] == seq+1 {
+		aq.inFlightPods[pod.id] = 0
+	} else {
+		delete(aq.inFlightByUID, pod.UID)
 	}
+	aq.inFlightCount--
+	aq.inFlightEvents[i] = inFlightEntry{}
+	for ; aq.inFlightHead < len(aq.inFlightEvents); aq.inFlightHead++ {
+		if aq.inFlightEvents[aq.inFlightHead].pod != nil {
+			return
+		}
+		aq.inFlightEvents[aq.inFlightHead] = inFlightEntry{}
+	}
+	// Empty: start over at the slice's beginning.
+	aq.inFlightEvents = aq.inFlightEvents[:0]
+	aq.inFlightBase += int64(aq.inFlightHead)
+	aq.inFlightHead = 0
 }

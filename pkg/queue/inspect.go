@@ -51,10 +51,11 @@ func (p *PriorityQueue) locate(id int32) (Location, *QueuedPodInfo) {
 	return "", nil
 }
 
-// InFlight reports whether the pod with this UID has been popped and not yet
+// InFlight reports whether the pod (by its UID) has been popped and not yet
 // reported done or failed.
-func (p *PriorityQueue) InFlight(uid string) bool {
-	_, ok := p.activeQ.inFlightPods[uid]
+func (p *PriorityQueue) InFlight(pod *Pod) bool {
+	p.intern(pod)
+	_, ok := p.activeQ.inFlightMarker(pod)
 	return ok
 }
 
@@ -82,13 +83,16 @@ func (p *PriorityQueue) Walk(fn func(Location, *QueuedPodInfo)) {
 // InFlightPods returns the pods popped and not yet done, oldest first.
 func (p *PriorityQueue) InFlightPods() []*Pod {
 	var out []*Pod
-	for e := p.activeQ.inFlightEvents.Front(); e != nil; e = e.Next() {
-		if pod, ok := e.Value.(*Pod); ok {
-			out = append(out, pod)
+	for _, e := range p.activeQ.inFlightEvents[p.activeQ.inFlightHead:] {
+		if e.pod != nil {
+			out = append(out, e.pod)
 		}
 	}
 	return out
 }
+
+// InFlightLen returns the number of pods popped and not yet done.
+func (p *PriorityQueue) InFlightLen() int { return p.activeQ.inFlightCount }
 
 // Len returns the number of pods in activeQ, backoffQ (both heaps) and
 // unschedulablePods (gated included).

@@ -213,8 +213,8 @@ func (p *PriorityQueue) SetPodID(pod *Pod, key string, id int32) {
 	if len(key) != ns+1+len(pod.Name) || key[:ns] != pod.Namespace || key[ns] != '/' || key[ns+1:] != pod.Name {
 		panic("queue: SetPodID: key " + key + " is not the pod's namespace/name")
 	}
-	if n := int(id) + 1; n > len(p.keys) {
-		p.keys = append(p.keys, make([]string, n-len(p.keys))...)
+	for int(id) >= len(p.keys) {
+		p.keys = append(p.keys, "")
 	}
 	switch p.keys[id] {
 	case key:
@@ -470,13 +470,18 @@ func (p *PriorityQueue) Pop() *QueuedPodInfo { return p.activeQ.pop() }
 func (p *PriorityQueue) WouldBlock() bool { return p.activeQ.wouldBlock() }
 
 // Done tells the queue that the in-flight pod's attempt is over.
-func (p *PriorityQueue) Done(uid string) { p.activeQ.done(uid) }
+// Upstream's Done takes the pod's UID; this one finds the pod by its key's
+// ID first.
+func (p *PriorityQueue) Done(pod *Pod) {
+	p.intern(pod)
+	p.activeQ.done(pod)
+}
 
 // AddUnschedulableIfNotPresent requeues a pod whose attempt failed; the caller
 // has set its rejector plugins (empty for an error). It reports false, as
 // upstream's error, when the pod is already queued; Done runs either way.
 func (p *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *QueuedPodInfo, podSchedulingCycle int64) bool {
-	defer p.Done(pInfo.Pod.UID)
+	defer p.Done(pInfo.Pod)
 	if pInfo.Pod.internedBy != p {
 		// A record this queue did not make (a caller's own QueuedPodInfo).
 		pInfo.id = p.intern(pInfo.Pod)
@@ -502,12 +507,15 @@ func (p *PriorityQueue) determineSchedulingHintForInFlightPod(pInfo *QueuedPodIn
 	if !pInfo.hasRejectors() {
 		return queueAfterBackoff
 	}
-	events, ok := p.activeQ.clusterEventsForPod(pInfo.Pod.UID)
+	from, ok := p.activeQ.clusterEventsForPod(pInfo.Pod)
 	if !ok {
 		return queueAfterBackoff
 	}
 	strategy := queueSkip
-	for _, e := range events {
+	for _, e := range p.activeQ.inFlightEvents[from:] {
+		if !e.isEvent {
+			continue
+		}
 		switch p.isPodWorthRequeuing(pInfo, e.event, e.oldObj, e.newObj) {
 		case queueImmediately:
 			return queueImmediately

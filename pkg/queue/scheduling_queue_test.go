@@ -262,12 +262,12 @@ func TestEventsRetainedForOldestInFlight(t *testing.T) {
 	h.add("b", 0)
 	a, b := h.pop(), h.pop()
 	h.q.MoveAllToActiveOrBackoffQueue(ClusterEvent{Resource: ResourceNode, ActionType: Add}, nil, "A", nil)
-	h.q.Done(b.Pod.UID)
+	h.q.Done(b.Pod)
 	h.fail(a, "A")
 	if got := h.where("a"); got != LocationBackoff {
 		t.Fatalf("a in %q, want backoff: the event was recorded after a was popped", got)
 	}
-	if n := h.q.activeQ.inFlightEvents.Len(); n != 0 {
+	if n := len(h.q.activeQ.inFlightEvents) - h.q.activeQ.inFlightHead; n != 0 {
 		t.Errorf("%d in-flight events left after every pod is done", n)
 	}
 }

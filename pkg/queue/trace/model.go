@@ -123,8 +123,8 @@ func (m *Model) index(name string) int32 {
 // state returns pod i's state, growing the table for a new index.
 func (m *Model) state(i int32, name string) *podState {
 	m.byIndex = m.byIndex || !m.byName
-	if int(i) >= len(m.pods) {
-		m.pods = append(m.pods, make([]podState, int(i)+1-len(m.pods))...)
+	for int(i) >= len(m.pods) {
+		m.pods = append(m.pods, podState{})
 	}
 	st := &m.pods[i]
 	if st.name == "" {
@@ -215,8 +215,9 @@ func (m *Model) Done(name string) { m.DoneIndex(m.index(name), name) }
 
 // DoneIndex implements IndexedDriver.
 func (m *Model) DoneIndex(i int32, name string) {
-	m.state(i, name).inFlight = nil
-	m.Queue.Done(name)
+	st := m.state(i, name)
+	st.inFlight = nil
+	m.Queue.Done(st.pod)
 }
 
 // Event implements Driver.
@@ -313,8 +314,9 @@ func (m *Model) Snapshot() Snapshot {
 			Gated:         pending[queue.LabelGated],
 		},
 		Incoming: m.Metrics.IncomingPods(),
-		Pods:     map[string]PodState{},
 	}
+	active, backoff, unschedulable := m.Queue.Len()
+	s.Pods = make(map[string]PodState, active+backoff+unschedulable+m.Queue.InFlightLen())
 	m.Queue.Walk(func(loc queue.Location, pi *queue.QueuedPodInfo) {
 		s.Pods[pi.Pod.Key()] = PodState{Queue: string(loc), Attempts: pi.Attempts}
 	})
