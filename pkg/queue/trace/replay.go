@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Periods of upstream's two flush loops, in trace milliseconds.
@@ -252,17 +253,22 @@ func appendSnapshot(b []byte, s *Snapshot) []byte {
 		b = append(b, '}')
 	}
 	b = append(b, `},"pods":{`...)
-	names := make([]string, 0, len(s.Pods))
-	for n := range s.Pods {
-		names = append(names, n)
+	// One pass over the map, sorting names with their states: no lookups.
+	type namedState struct {
+		name string
+		st   PodState
 	}
-	slices.Sort(names)
-	for i, n := range names {
+	pods := make([]namedState, 0, len(s.Pods))
+	for n, st := range s.Pods {
+		pods = append(pods, namedState{n, st})
+	}
+	slices.SortFunc(pods, func(a, b namedState) int { return strings.Compare(a.name, b.name) })
+	for i, p := range pods {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		st := s.Pods[n]
-		b = appendString(b, n)
+		st := p.st
+		b = appendString(b, p.name)
 		b = append(b, `:{"queue":`...)
 		b = appendString(b, st.Queue)
 		b = append(b, `,"attempts":`...)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -144,19 +145,36 @@ func (k OpKind) namesPod() bool {
 // Plugins returns every plugin the trace names (fail's plugins and pending,
 // event's queue), sorted: each is registered for every event of the table.
 func (t *Trace) Plugins() []string {
-	seen := map[string]bool{}
-	for _, op := range t.Ops {
-		for _, l := range [][]string{op.Plugins, op.Pending, op.Queue} {
-			for _, p := range l {
-				seen[p] = true
+	// A trace names a handful of plugins: a scan of those seen so far finds
+	// one faster than hashing it, at every op of a long trace.
+	var out []string
+	var seen map[string]bool // once there are more than a handful
+	add := func(l []string) {
+		for _, p := range l {
+			if seen != nil && seen[p] || seen == nil && slices.Contains(out, p) {
+				continue
+			}
+			out = append(out, p)
+			if seen != nil || len(out) > 16 {
+				if seen == nil {
+					seen = map[string]bool{}
+				}
+				for _, q := range out[len(seen):] {
+					seen[q] = true
+				}
 			}
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for p := range seen {
-		out = append(out, p)
+	for i := range t.Ops {
+		op := &t.Ops[i]
+		add(op.Plugins)
+		add(op.Pending)
+		add(op.Queue)
 	}
 	sort.Strings(out)
+	if out == nil {
+		out = []string{}
+	}
 	return out
 }
 
