@@ -20,8 +20,11 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/testsupport"
+	"github.com/kubectl-schedq/kubectl-schedq/perf/provider"
+	"github.com/kubectl-schedq/kubectl-schedq/perf/runner"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
 
 // Environment of TestExplainAccuracy.
@@ -36,6 +39,10 @@ const (
 	// and childOutEnv where to save its recording.
 	childEnv    = "SCHEDQ_EXPLAINACC_CHILD"
 	childOutEnv = "SCHEDQ_EXPLAINACC_CHILD_OUT"
+	// The workload a child runs instead of the scenario.
+	childFileEnv     = "SCHEDQ_EXPLAINACC_CHILD_FILE"
+	childTestCaseEnv = "SCHEDQ_EXPLAINACC_CHILD_TEST_CASE"
+	childWorkloadEnv = "SCHEDQ_EXPLAINACC_CHILD_WORKLOAD"
 )
 
 // The targets.
@@ -62,17 +69,20 @@ const (
 	answerWindow = 250 * time.Millisecond
 )
 
-// TestExplainAccuracy runs the scenario on an embedded control plane with
+// TestExplainAccuracy runs the scenario, and the integration-test size of
+// every workload in workloads/, on an embedded control plane with
 // SchedulerPopFromBackoffQ on, then off, each in a process of its own (the
 // gate is process-global). Each process samples, every quarter second,
 // what `kubectl schedq explain -A` reads next to the scheduler's own queue,
 // and reads the queue every 10 ms to see when each pod is popped. This
-// process scores explain.Infer on both recordings and holds it to the
-// targets: at least 95% of pending pods placed in the right queue, and the
-// next-retry window within 1 s of the actual next pop at p90, per queue.
+// process scores explain.Infer on the recordings and holds it, per gate
+// setting over all of them, to the targets: at least 95% of pending pods
+// placed in the right queue, and the next-retry window within 1 s of the
+// actual next pop at p90, per queue.
 //
-// SCHEDQ_EXPLAINACC_DURATION makes the runs longer (make explain-accuracy),
-// SCHEDQ_EXPLAINACC_OUT keeps the report and the recordings.
+// SCHEDQ_EXPLAINACC_DURATION makes the scenario longer (make
+// explain-accuracy), SCHEDQ_EXPLAINACC_OUT keeps the report and the
+// recordings.
 func TestExplainAccuracy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts control planes; skipped with -short")
@@ -83,33 +93,38 @@ func TestExplainAccuracy(t *testing.T) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	runs := accuracyRuns(t)
 	var report strings.Builder
 	fmt.Fprintf(&report, "## explain accuracy against kube-scheduler v1.36.3 (embedded control plane)\n\n")
 	for _, pfb := range []bool{true, false} {
 		t.Run(fmt.Sprintf("popFromBackoffQ=%v", pfb), func(t *testing.T) {
-			path := filepath.Join(dir, fmt.Sprintf("recording-pfb-%v.json.gz", pfb))
-			began := time.Now()
-			c := exec.Command(os.Args[0], "-test.run=^TestExplainAccuracyChild$", "-test.v", "-test.count=1", "-test.timeout=2h")
-			c.Env = append(os.Environ(), childEnv+"="+strconv.FormatBool(pfb), childOutEnv+"="+path)
-			out, err := c.CombinedOutput()
-			if err != nil || !strings.Contains(string(out), "--- PASS: TestExplainAccuracyChild") {
-				t.Fatalf("child process (%v):\n%s", err, out)
-			}
-			for _, line := range strings.Split(string(out), "\n") {
-				if _, msg, ok := strings.Cut(line, "accuracy_test.go:"); ok {
-					t.Logf("child: %s", msg)
+			all := NewResult("all runs", pfb)
+			var rows strings.Builder
+			fmt.Fprintf(&rows, "| run, SchedulerPopFromBackoffQ=%v | samples | pod-samples | accuracy |\n|---|---:|---:|---:|\n", pfb)
+			for i, r := range runs {
+				res := runChild(t, r, pfb, filepath.Join(dir, fmt.Sprintf("recording-pfb-%v-%02d.json.gz", pfb, i)))
+				if res == nil {
+					continue
 				}
+				var text strings.Builder
+				res.WriteText(&text)
+				t.Logf("%s\n%s", r.name, text.String())
+				report.WriteString(text.String())
+				if r.file == "" {
+					checkScenarioCoverage(t, res)
+				}
+				tot := res.Total()
+				fmt.Fprintf(&rows, "| %s | %d | %d | %s |\n", r.name, res.Samples, tot.N, pct(tot.Accuracy()))
+				all.Merge(res)
 			}
-			rec, err := Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := Score(rec, explain.Infer)
+			tot := all.Total()
+			fmt.Fprintf(&rows, "| **all** | %d | %d | **%s** |\n\n", all.Samples, tot.N, pct(tot.Accuracy()))
 			var text strings.Builder
-			res.WriteText(&text)
-			t.Logf("child ran %v\n%s", time.Since(began).Round(time.Second), text.String())
+			all.WriteText(&text)
+			t.Logf("all runs\n%s%s", rows.String(), text.String())
+			report.WriteString(rows.String())
 			report.WriteString(text.String())
-			checkTargets(t, res)
+			checkTargets(t, all)
 		})
 	}
 	if os.Getenv(OutEnv) != "" {
@@ -120,11 +135,75 @@ func TestExplainAccuracy(t *testing.T) {
 	}
 }
 
-func checkTargets(t *testing.T, res *Result) {
+// An accuracyRun is what one child process records: the scenario (file
+// empty), or one workload of workloads/.
+type accuracyRun struct {
+	name                     string
+	file, testCase, workload string
+}
+
+// accuracyRuns are the scenario and the integration-test workloads of
+// workloads/.
+func accuracyRuns(t *testing.T) []accuracyRun {
 	t.Helper()
-	if tot := res.Total(); tot.N == 0 || tot.Accuracy() < targetAccuracy {
-		t.Errorf("placement accuracy %.1f%% of %d pod-samples, want at least %.0f%%", 100*tot.Accuracy(), tot.N, 100*targetAccuracy)
+	runs := []accuracyRun{{name: "scenario"}}
+	paths, err := filepath.Glob(filepath.Join("..", "..", "workloads", "*.yaml"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no workloads in ../../workloads (%v)", err)
 	}
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := workload.Load(abs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel, err := f.Select("", "", "integration-test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sel {
+			runs = append(runs, accuracyRun{
+				name: fmt.Sprintf("%s %s/%s", filepath.Base(p), s.TestCase, s.Workload),
+				file: abs, testCase: s.TestCase, workload: s.Workload,
+			})
+		}
+	}
+	return runs
+}
+
+// runChild records r in a process of its own and scores the recording.
+func runChild(t *testing.T, r accuracyRun, pfb bool, path string) *Result {
+	t.Helper()
+	began := time.Now()
+	c := exec.Command(os.Args[0], "-test.run=^TestExplainAccuracyChild$", "-test.v", "-test.count=1", "-test.timeout=2h")
+	c.Env = append(os.Environ(), childEnv+"="+strconv.FormatBool(pfb), childOutEnv+"="+path,
+		childFileEnv+"="+r.file, childTestCaseEnv+"="+r.testCase, childWorkloadEnv+"="+r.workload)
+	out, err := c.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestExplainAccuracyChild") {
+		t.Errorf("%s: child process (%v):\n%s", r.name, err, out)
+		return nil
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if _, msg, ok := strings.Cut(line, "accuracy_test.go:"); ok {
+			t.Logf("%s: child: %s", r.name, msg)
+		}
+	}
+	rec, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Name = r.name
+	t.Logf("%s: child ran %v", r.name, time.Since(began).Round(time.Second))
+	return Score(rec, explain.Infer)
+}
+
+// checkScenarioCoverage: the scenario is built to put pods in every place
+// of the queue.
+func checkScenarioCoverage(t *testing.T, res *Result) {
+	t.Helper()
 	for _, q := range queueOrder {
 		if res.Placement[q] == nil || res.Placement[q].N == 0 {
 			switch {
@@ -138,6 +217,15 @@ func checkTargets(t *testing.T, res *Result) {
 				t.Errorf("the scenario put no pod in %s at any sample", q)
 			}
 		}
+	}
+}
+
+func checkTargets(t *testing.T, res *Result) {
+	t.Helper()
+	if tot := res.Total(); tot.N == 0 || tot.Accuracy() < targetAccuracy {
+		t.Errorf("placement accuracy %.1f%% of %d pod-samples, want at least %.0f%%", 100*tot.Accuracy(), tot.N, 100*targetAccuracy)
+	}
+	for _, q := range queueOrder {
 		if rs := res.NextRetry[q]; rs != nil && rs.N >= minRetrySamples && rs.P90 > targetRetryP90 {
 			t.Errorf("%s: next-retry error p90 %v over %d windows, want at most %v", q, rs.P90, rs.N, targetRetryP90)
 		}
@@ -154,13 +242,6 @@ func TestExplainAccuracyChild(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s=%q: %v", childEnv, env, err)
 	}
-	d := roundLen
-	if s := os.Getenv(DurationEnv); s != "" {
-		if d, err = time.ParseDuration(s); err != nil {
-			t.Fatalf("%s=%q: %v", DurationEnv, s, err)
-		}
-	}
-	ctx := context.Background()
 	logs := &testsupport.TailBuffer{Max: 256 << 10}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -168,6 +249,17 @@ func TestExplainAccuracyChild(t *testing.T) {
 		}
 	})
 	hideAPIServerMetrics()
+	if file := os.Getenv(childFileEnv); file != "" {
+		recordWorkload(t, pfb, file, os.Getenv(childTestCaseEnv), os.Getenv(childWorkloadEnv), logs)
+		return
+	}
+	d := roundLen
+	if s := os.Getenv(DurationEnv); s != "" {
+		if d, err = time.ParseDuration(s); err != nil {
+			t.Fatalf("%s=%q: %v", DurationEnv, s, err)
+		}
+	}
+	ctx := context.Background()
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	cp, err := embedded.Start(sctx, embedded.Options{
 		FeatureGates: map[string]bool{"SchedulerPopFromBackoffQ": pfb},
@@ -193,8 +285,48 @@ func TestExplainAccuracyChild(t *testing.T) {
 		}
 		return ""
 	})
+	s := &scenario{client: client, log: t.Logf}
+	record(t, cp, NewRecording("scenario", pfb, explain.DefaultConfig()), func(ctx context.Context) error { return s.run(ctx, d) })
+}
 
-	rec := NewRecording("scenario", pfb, explain.DefaultConfig())
+// recordWorkload runs one workload on a fresh embedded control plane, as
+// schedq-perf run does, and records explain next to the queue meanwhile.
+func recordWorkload(t *testing.T, pfb bool, file, testCase, name string, logs *testsupport.TailBuffer) {
+	f, err := workload.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := f.Select(testCase, name, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sel[0]
+	gates, emulation := s.EffectiveFeatureGates()
+	gates["SchedulerPopFromBackoffQ"] = pfb
+	labels := map[string]string{runner.RunLabelKey: runner.NewRunID()}
+	ctx := context.Background()
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	inst, err := provider.Embedded{}.Start(sctx, provider.Spec{Workload: s, FeatureGates: gates, EmulationVersion: emulation, RunLabels: labels, Log: logs})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := inst.Stop(context.Background()); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+	record(t, inst.ControlPlane, NewRecording(s.Name(), pfb, explain.DefaultConfig()), func(ctx context.Context) error {
+		_, err := runner.Run(ctx, s, inst.Cluster, runner.Options{Labels: labels, QueueInterval: -1, Ledger: inst.Ledger})
+		return err
+	})
+}
+
+// record samples explain's input and the queue while drive runs, and saves
+// the recording where the parent said.
+func record(t *testing.T, cp *embedded.ControlPlane, rec *Recording, drive func(context.Context) error) {
+	t.Helper()
+	ctx := context.Background()
 	rec.PollInterval = pollInterval
 	runCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -270,8 +402,7 @@ func TestExplainAccuracyChild(t *testing.T) {
 	}()
 
 	rec.Start = time.Now()
-	s := &scenario{client: client, log: t.Logf}
-	err = s.run(ctx, d)
+	err = drive(ctx)
 	stop()
 	wg.Wait()
 	if err != nil {

@@ -99,15 +99,25 @@ type RetryStats struct {
 // Confidence buckets.
 var bucketEdges = []float64{0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0001}
 
+// NewResult returns an empty result, for Score or for Merge to fill.
+func NewResult(name string, pfb bool) *Result {
+	res := &Result{
+		Name: name, PopFromBackoffQ: pfb,
+		Placement: map[groundtruth.QueueName]*Placement{}, Confusion: map[string]int{}, MisplacedBy: map[string]int{}, NextRetry: map[groundtruth.QueueName]*RetryStats{},
+	}
+	for i := 0; i+1 < len(bucketEdges); i++ {
+		res.Calibration = append(res.Calibration, &Bucket{Low: bucketEdges[i], High: bucketEdges[i+1]})
+	}
+	return res
+}
+
 // Score runs infer on every sample of r and compares.
 func Score(r *Recording, infer InferFunc) *Result {
 	if infer == nil {
 		infer = explain.Infer
 	}
-	res := &Result{
-		Name: r.Name, PopFromBackoffQ: r.PopFromBackoffQ, Samples: len(r.Samples), Duration: r.End.Sub(r.Start).Round(time.Second).String(),
-		Placement: map[groundtruth.QueueName]*Placement{}, Confusion: map[string]int{}, MisplacedBy: map[string]int{}, NextRetry: map[groundtruth.QueueName]*RetryStats{},
-	}
+	res := NewResult(r.Name, r.PopFromBackoffQ)
+	res.Samples, res.Duration = len(r.Samples), r.End.Sub(r.Start).Round(time.Second).String()
 	var reads []time.Duration
 	for _, s := range r.Samples {
 		if !s.Done.IsZero() {
@@ -115,9 +125,6 @@ func Score(r *Recording, infer InferFunc) *Result {
 		}
 	}
 	res.ReadP50, res.ReadMax, res.PollGaps = percentile(reads, 0.5), percentile(reads, 1), r.PollGaps
-	for i := 0; i+1 < len(bucketEdges); i++ {
-		res.Calibration = append(res.Calibration, &Bucket{Low: bucketEdges[i], High: bucketEdges[i+1]})
-	}
 	for i, s := range r.Samples {
 		for _, e := range infer(r.Input(i)) {
 			if e.State != explain.StatePending {
@@ -339,9 +346,6 @@ func (r *Result) Merge(o *Result) {
 	for k, v := range o.Confusion {
 		r.Confusion[k] += v
 	}
-	if r.MisplacedBy == nil {
-		r.MisplacedBy = map[string]int{}
-	}
 	for k, v := range o.MisplacedBy {
 		r.MisplacedBy[k] += v
 	}
@@ -373,7 +377,11 @@ var queueOrder = []groundtruth.QueueName{groundtruth.Active, groundtruth.InFligh
 
 // WriteText writes the result as a few Markdown tables.
 func (r *Result) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "### %s, SchedulerPopFromBackoffQ=%v (%d samples over %s)\n\n", r.Name, r.PopFromBackoffQ, r.Samples, r.Duration)
+	over := ""
+	if r.Duration != "" {
+		over = " over " + r.Duration
+	}
+	fmt.Fprintf(w, "### %s, SchedulerPopFromBackoffQ=%v (%d samples%s)\n\n", r.Name, r.PopFromBackoffQ, r.Samples, over)
 	if r.ReadMax > 0 {
 		fmt.Fprintf(w, "explain's reading took %s at the median, %s at most; the queue was read for pops every %s at the median, %s at p99, %s at most.\n\n",
 			dur(r.ReadP50), dur(r.ReadMax), dur(r.PollGaps[0]), dur(r.PollGaps[1]), dur(r.PollGaps[2]))

@@ -87,6 +87,7 @@ func (Embedded) Start(ctx context.Context, spec Spec) (*Instance, error) {
 			InProcess:  true,
 		},
 		StartDuration: cp.StartDuration,
+		ControlPlane:  cp,
 		stop: func(context.Context) error {
 			return errors.Join(cp.Stop(), stopEtcd(), os.RemoveAll(dir))
 		},

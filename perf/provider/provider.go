@@ -19,6 +19,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/runner"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
@@ -68,7 +69,10 @@ type Instance struct {
 	// Notes are facts about the cluster worth printing once (its version,
 	// what it does differently from upstream's harness).
 	Notes []string
-	stop  func(ctx context.Context) error
+	// ControlPlane is the embedded control plane, whose queue is the
+	// ground truth; nil for the other providers.
+	ControlPlane *embedded.ControlPlane
+	stop         func(ctx context.Context) error
 }
 
 // Stop tears the cluster down, or deletes what the run created on a

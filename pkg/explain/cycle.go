@@ -42,8 +42,6 @@ type errorCycle struct {
 	// popEarliest and popLatest bound the next pop (or the current one,
 	// when the pod is being retried).
 	popEarliest, popLatest time.Time
-	// backingOff: now is before popEarliest.
-	backingOff bool
 }
 
 // extrapolateErrors follows an error pod's retries from its last visible
@@ -102,8 +100,6 @@ func extrapolateErrors(last time.Time, count int, grace time.Duration, now time.
 		}
 	}
 	c.popEarliest, c.popLatest = lo, hi
-	// Within the window, more likely not yet popped in its first half.
-	c.backingOff = now.Before(lo.Add(hi.Sub(lo) / 2))
 	return c
 }
 
@@ -112,4 +108,15 @@ func extrapolateErrors(last time.Time, count int, grace time.Duration, now time.
 func nextTick(grid, t time.Time) time.Time {
 	n := t.Sub(grid)/queue.BackoffQFlushInterval + 1
 	return grid.Add(n * queue.BackoffQFlushInterval)
+}
+
+// nextCycle is the pop window of the cycle after the current one, for a pod
+// that failed again, out of sight, between its pop and now.
+func (c *errorCycle) nextCycle(now time.Time, cfg Config, grid flushGrid) (earliest, latest time.Time) {
+	expiry := func(t time.Time) time.Time {
+		return queue.BackoffExpiry(t, 0, c.failures+1, cfg.PodInitialBackoff, cfg.PodMaxBackoff, grid.pfb)
+	}
+	earliest, _ = grid.completion(expiry(c.popEarliest.Add(popToFailure)))
+	_, latest = grid.completion(expiry(now))
+	return earliest, latest
 }

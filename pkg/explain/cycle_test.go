@@ -25,38 +25,37 @@ func TestExtrapolateErrors(t *testing.T) {
 		// want
 		failures, hidden int
 		lo, hi           time.Duration
-		backingOff       bool
 	}{
 		// Backoffs 1, 2, 4, 8, 10, 10 … s; with PopFromBackoffQ each pop is on
 		// the whole second after the window of last failure + backoff.
 		{name: "visible failure, backing off", last: 100 * ms, count: 3, now: 2 * time.Second, pfb: true,
-			failures: 3, lo: 5 * time.Second, hi: 5 * time.Second, backingOff: true},
+			failures: 3, lo: 5 * time.Second, hi: 5 * time.Second},
 		{name: "past its pop, events current: being retried", last: 100 * ms, count: 3, grace: time.Second, now: 5*time.Second + 900*ms, pfb: true,
 			failures: 3, lo: 5 * time.Second, hi: 5 * time.Second},
 		{name: "past its pop and its grace: failed again", last: 100 * ms, count: 3, grace: time.Second, now: 6*time.Second + 100*ms, pfb: true,
-			failures: 4, hidden: 1, lo: 14 * time.Second, hi: 14 * time.Second, backingOff: true},
+			failures: 4, hidden: 1, lo: 14 * time.Second, hi: 14 * time.Second},
 		{name: "a series hides three failures", last: 100 * ms, count: 3, grace: popToFailure, now: 30 * time.Second, pfb: true,
 			// pops at 5 (fails 5.1, backoff 8), 14 (backoff 10), 25, then 36
-			failures: 6, hidden: 3, lo: 36 * time.Second, hi: 36 * time.Second, backingOff: true},
+			failures: 6, hidden: 3, lo: 36 * time.Second, hi: 36 * time.Second},
 		{name: "a series, just popped", last: 100 * ms, count: 3, grace: popToFailure, now: 25*time.Second + 50*ms, pfb: true,
 			failures: 5, hidden: 2, lo: 25 * time.Second, hi: 25 * time.Second},
 		// Without PopFromBackoffQ the flush ticks at the phase of the tick
 		// that popped the pod before its last failure.
 		{name: "gate off, first failure: anywhere in a second", last: 300 * ms, count: 1, now: 500 * ms,
-			failures: 1, lo: 1300 * ms, hi: 2300 * ms, backingOff: true},
+			failures: 1, lo: 1300 * ms, hi: 2300 * ms},
 		{name: "gate off, failure after a tick: the grid is known", last: 10*time.Second + 50*ms, count: 2, now: 11 * time.Second,
-			failures: 2, lo: 12*time.Second + 800*ms, hi: 13*time.Second + 50*ms, backingOff: true},
+			failures: 2, lo: 12*time.Second + 800*ms, hi: 13*time.Second + 50*ms},
 		{name: "gate off, a series: cycles of backoff + 1 s", last: 10*time.Second + 50*ms, count: 2, grace: popToFailure, now: 20 * time.Second,
 			// pops in [12.8, 13.05] (fails, backoff 4), [17.8, 18.05] (backoff 8), then [26.8, 27.05]
-			failures: 4, hidden: 2, lo: 26*time.Second + 800*ms, hi: 27*time.Second + 50*ms, backingOff: true},
+			failures: 4, hidden: 2, lo: 26*time.Second + 800*ms, hi: 27*time.Second + 50*ms},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/popFromBackoffQ=%v", tt.name, tt.pfb), func(t *testing.T) {
 			c := extrapolateErrors(at(tt.last), tt.count, tt.grace, at(tt.now), DefaultConfig(), flushGrid{pfb: tt.pfb})
-			if c.failures != tt.failures || c.hidden != tt.hidden || !c.popEarliest.Equal(at(tt.lo)) || !c.popLatest.Equal(at(tt.hi)) || c.backingOff != tt.backingOff {
-				t.Errorf("got failures %d hidden %d pop [%v, %v] backing off %v, want %d %d [%v, %v] %v",
-					c.failures, c.hidden, c.popEarliest.Sub(t0), c.popLatest.Sub(t0), c.backingOff,
-					tt.failures, tt.hidden, tt.lo, tt.hi, tt.backingOff)
+			if c.failures != tt.failures || c.hidden != tt.hidden || !c.popEarliest.Equal(at(tt.lo)) || !c.popLatest.Equal(at(tt.hi)) {
+				t.Errorf("got failures %d hidden %d pop [%v, %v], want %d %d [%v, %v]",
+					c.failures, c.hidden, c.popEarliest.Sub(t0), c.popLatest.Sub(t0),
+					tt.failures, tt.hidden, tt.lo, tt.hi)
 			}
 		})
 	}

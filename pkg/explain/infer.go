@@ -326,11 +326,9 @@ func (ob *observer) observePod(p *corev1.Pod, evs []eventSummary) *podFacts {
 			f.evidence = append(f.evidence, fmt.Sprintf("the event series hides later failures: %d more estimated from the error backoff's rhythm, the last at about %s",
 				f.cycle.hidden, f.cycle.lastFailure.Format(time.RFC3339)))
 		}
-		if f.cycle.backingOff {
-			f.category = catErrorBackingOff
-		} else {
-			f.category = catReady
-		}
+		// Backing off, moved by the flush, being retried or failed again:
+		// the queue metrics settle which.
+		f.category = catErrorBackingOff
 	default:
 		fail.Kind = FailureUnschedulable
 		f.fit = &fe
@@ -427,6 +425,12 @@ func explain(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explanatio
 		if e.Queue == queue.LocationErrorBackoff {
 			// The flush moves it to activeQ; it is popped next.
 			earliest, latest := c.popEarliest, c.popLatest.Add(popSlack(pl))
+			if !now.Before(c.popLatest) {
+				// Popped since, and failed again out of sight: the next
+				// cycle.
+				earliest, latest = c.nextCycle(now, in.Config, pl.grid)
+				latest = latest.Add(popSlack(pl))
+			}
 			e.Summary = fmt.Sprintf("failed with an error; backing off in errorBackoffQ until %s (never popped early)", earliest.Format(time.RFC3339))
 			e.NextRetry = &NextRetry{Earliest: &earliest, Latest: &latest, Note: "error backoff: " + backoffNote(c.failures, in.Config)}
 		} else {

@@ -50,6 +50,13 @@ func metrics(active, backoff, unsched, gated float64) *QueueMetrics {
 	return &QueueMetrics{Pending: map[string]float64{"active": active, "backoff": backoff, "unschedulable": unsched, "gated": gated}, PopFromBackoffQ: &on}
 }
 
+func metricsNoPFB(active, backoff, unsched, gated float64) *QueueMetrics {
+	m := metrics(active, backoff, unsched, gated)
+	off := false
+	m.PopFromBackoffQ = &off
+	return m
+}
+
 const fitMsg = "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
 
 func TestInfer(t *testing.T) {
@@ -113,6 +120,22 @@ func TestInfer(t *testing.T) {
 			}},
 		{name: "error whose backoff ended is ready", now: time.Minute, pods: []*corev1.Pod{errPod}, metrics: metrics(1, 0, 0, 0),
 			pod: "err", wantState: StatePending, wantQueue: queue.LocationActive, minConf: 0.8},
+		// Without PopFromBackoffQ and with no later failure to learn the
+		// flush's phase from, the pod that failed at +0.3 s with a 1 s
+		// backoff is moved by a flush somewhere in [1.3 s, 2.3 s]: the
+		// queue metrics say which side of it the pod is.
+		{name: "error in its flush window, backoffQ still holds it", now: 2100 * time.Millisecond, pods: []*corev1.Pod{errPod}, metrics: metricsNoPFB(0, 1, 0, 0),
+			pod: "err", wantState: StatePending, wantQueue: queue.LocationErrorBackoff, minConf: 0.9},
+		{name: "error in its flush window, moved to activeQ", now: 2100 * time.Millisecond, pods: []*corev1.Pod{errPod}, metrics: metricsNoPFB(1, 0, 0, 0),
+			pod: "err", wantState: StatePending, wantQueue: queue.LocationActive, minConf: 0.9},
+		{name: "error popped and failed again, its event not written yet", now: 2400 * time.Millisecond, pods: []*corev1.Pod{errPod}, metrics: metricsNoPFB(0, 1, 0, 0),
+			pod: "err", wantState: StatePending, wantQueue: queue.LocationErrorBackoff, minConf: 0.9,
+			check: func(t *testing.T, e Explanation) {
+				// Its second failure, in [1.4 s, 2.4 s], backs off 2 s.
+				if e.NextRetry.Earliest == nil || e.NextRetry.Earliest.Before(t0.Add(3400*time.Millisecond)) {
+					t.Errorf("next retry %v, want the next cycle (after +3.4s)", e.NextRetry.Earliest)
+				}
+			}},
 		{name: "no metrics: lower confidence, says why", now: 10 * time.Second, pods: []*corev1.Pod{fitPod},
 			pod: "fit", wantState: StatePending, wantQueue: queue.LocationUnschedulable, minConf: 0.7, wantInText: "403"},
 		{name: "events of an earlier pod with the same name are ignored", pods: []*corev1.Pod{reused}, events: []corev1.Event{staleEvent},

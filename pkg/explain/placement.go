@@ -129,11 +129,26 @@ func fitBackoffWindow(f *podFacts, cfg Config, grid flushGrid) (earliest, latest
 }
 
 // errorPrior is where a pod backing off after errors may be: the
-// extrapolation is less sure the more failures it had to infer.
-func errorPrior(f *podFacts) dist {
-	x := min(0.05+0.01*float64(f.cycle.hidden), 0.4)
+// extrapolation is less sure the more failures it had to infer, and inside
+// the window in which the flush moves it to activeQ, the later the likelier
+// it has moved. Every error pod waits for the same flush, so the queue
+// metrics (how many pods backoffQ holds) settle which side of it they are.
+func errorPrior(f *podFacts, now time.Time) dist {
+	c := f.cycle
+	if !now.Before(c.popLatest) {
+		return priorErrorRetried
+	}
+	x := min(0.05+0.01*float64(c.hidden), 0.4)
+	if w := c.popLatest.Sub(c.popEarliest); w > 0 && !now.Before(c.popEarliest) {
+		x = max(x, min(float64(now.Sub(c.popEarliest))/float64(w), 0.95))
+	}
 	return dist{0, 1 - x, x / 2, x / 2}
 }
+
+// priorErrorRetried is where an error pod past its pop may be: being
+// retried, or — an error is quick to come — failed again already, its event
+// not written yet.
+var priorErrorRetried = dist{0, 0.2, 0.4, 0.4}
 
 // priorReady is where a pod that is ready to be popped (never tried, or
 // past its error backoff) may be.
@@ -155,7 +170,7 @@ func place(pods []*podFacts, in Input, grid flushGrid, activeEmpty bool) placeme
 			f.dist = fitPrior(f, in, grid, activeEmpty)
 			nFit++
 		case catErrorBackingOff:
-			f.dist = errorPrior(f)
+			f.dist = errorPrior(f, in.Now)
 		case catReady:
 			f.dist = priorReady
 			ready = append(ready, f)
