@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -164,48 +163,12 @@ func TestControlPlane(t *testing.T) {
 	})
 
 	t.Run("pods whose binding fails are in errorBackoff", func(t *testing.T) {
-		// A ValidatingAdmissionPolicy that denies pods/binding for fail-*
-		// pods: the failure has no rejecting plugin, so the pod goes to
+		// A ValidatingAdmissionPolicy denies pods/binding for fail-* pods:
+		// the failure has no rejecting plugin, so the pod goes to
 		// podErrorBackoffQ.
-		policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
-			ObjectMeta: metav1.ObjectMeta{Name: "deny-fail-bindings"},
-			Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-				MatchConstraints: &admissionregistrationv1.MatchResources{
-					ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-						RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-							Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-							Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/binding"}},
-						},
-					}},
-				},
-				Validations: []admissionregistrationv1.Validation{{Expression: "!object.metadata.name.startsWith('fail-')"}},
-			},
-		}
-		binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: "deny-fail-bindings"},
-			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-				PolicyName:        policy.Name,
-				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-			},
-		}
-		if _, err := client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
+		if err := DenyBinding(ctx, client, "deny-fail-bindings", "fail-", "binding denied by the test", "default"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		// The policy takes effect once the apiserver's policy informer has
-		// it; until then a fail-* pod would simply be bound.
-		eventually(t, 10*time.Second, func() string {
-			pod := testPod("probe", nil)
-			pod.Name = "fail-probe"
-			b := &v1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "fail-probe"}, Target: v1.ObjectReference{Kind: "Node", Name: FakeNodeName(0)}}
-			err := client.CoreV1().Pods("default").Bind(ctx, b, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-			if !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) {
-				return "binding of fail-probe not denied yet: " + jsonString(err)
-			}
-			return ""
-		})
 		createPods(t, client, "fail", 1, nil)
 		eventually(t, 20*time.Second, func() string {
 			p, ok := cp.Queue().Get("default", "fail-0")
@@ -217,7 +180,7 @@ func TestControlPlane(t *testing.T) {
 		if err := client.CoreV1().Pods("default").Delete(ctx, "fail-0", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(ctx, binding.Name, metav1.DeleteOptions{}); err != nil {
+		if err := client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(ctx, "deny-fail-bindings", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	})
