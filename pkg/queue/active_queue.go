@@ -56,7 +56,7 @@ func newActiveQueue(metrics Metrics, backoffQ *backoffQueue) *activeQueue {
 
 // activeKey is PrioritySort's key: priority, then Timestamp.
 func activeKey(p *QueuedPodInfo) heap.Key {
-	return heap.Key{Priority: p.Pod.Priority, Timestamp: instant(p.Timestamp)}
+	return heap.KeyOf(heap.Instant{}, instant(p.Timestamp), p.Pod.Priority)
 }
 
 func instant(t time.Time) heap.Instant {

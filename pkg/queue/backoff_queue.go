@@ -51,9 +51,7 @@ func newBackoffQueue(clock PassiveClock, initial, max time.Duration, popFromBack
 // whenever computed, as its inputs change only while the pod is out of the
 // heaps.
 func (bq *backoffQueue) key(p *QueuedPodInfo) heap.Key {
-	k := activeKey(p)
-	k.Expiry = instant(bq.getBackoffTime(p))
-	return k
+	return heap.KeyOf(instant(bq.getBackoffTime(p)), instant(p.Timestamp), p.Pod.Priority)
 }
 
 // CalculateBackoffDuration is the backoff after count failures of one kind:

@@ -48,10 +48,9 @@ type Model struct {
 	podBlock []queue.Pod
 }
 
-// podState is what the driver keeps per pod: its name, the latest object (nil
-// until added), and the record handed out by Pop while the pod is in flight.
+// podState is what the driver keeps per pod: the latest object (nil until
+// added), and the record handed out by Pop while the pod is in flight.
 type podState struct {
-	name     string
 	pod      *queue.Pod
 	inFlight *queue.QueuedPodInfo
 }
@@ -121,16 +120,12 @@ func (m *Model) index(name string) int32 {
 }
 
 // state returns pod i's state, growing the table for a new index.
-func (m *Model) state(i int32, name string) *podState {
+func (m *Model) state(i int32) *podState {
 	m.byIndex = m.byIndex || !m.byName
 	for int(i) >= len(m.pods) {
 		m.pods = append(m.pods, podState{})
 	}
-	st := &m.pods[i]
-	if st.name == "" {
-		st.name = name
-	}
-	return st
+	return &m.pods[i]
 }
 
 // copyPod returns a new object equal to p: one allocation per block of pods,
@@ -155,7 +150,7 @@ func (m *Model) newPod(i int32, name string) *queue.Pod {
 
 // pod returns the latest object of pod i, or a new one for a pod never added.
 func (m *Model) pod(i int32, name string) *queue.Pod {
-	if st := m.state(i, name); st.pod != nil {
+	if st := m.state(i); st.pod != nil {
 		return st.pod
 	}
 	return m.newPod(i, name)
@@ -171,7 +166,7 @@ func (m *Model) Add(name string, priority int32, gates []string) {
 
 // AddIndex implements IndexedDriver.
 func (m *Model) AddIndex(i int32, name string, priority int32, gates []string) {
-	st := m.state(i, name)
+	st := m.state(i)
 	var p *queue.Pod
 	if st.pod != nil {
 		// A re-add: a new object, keeping the old one's queue ID.
@@ -201,7 +196,7 @@ func (m *Model) Fail(name string, plugins, pending []string) {
 
 // FailIndex implements IndexedDriver.
 func (m *Model) FailIndex(i int32, name string, plugins, pending []string) {
-	st := m.state(i, name)
+	st := m.state(i)
 	pi := st.inFlight
 	st.inFlight = nil
 	pi.ClearRejectorPlugins()
@@ -215,7 +210,7 @@ func (m *Model) Done(name string) { m.DoneIndex(m.index(name), name) }
 
 // DoneIndex implements IndexedDriver.
 func (m *Model) DoneIndex(i int32, name string) {
-	st := m.state(i, name)
+	st := m.state(i)
 	st.inFlight = nil
 	m.Queue.Done(st.pod)
 }
@@ -258,7 +253,7 @@ func (m *Model) Ungate(name string) { m.UngateIndex(m.index(name), name) }
 
 // UngateIndex implements IndexedDriver.
 func (m *Model) UngateIndex(i int32, name string) {
-	st := m.state(i, name)
+	st := m.state(i)
 	old := st.pod
 	updated := m.copyPod(old)
 	updated.SchedulingGates = nil

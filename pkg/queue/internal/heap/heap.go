@@ -19,12 +19,21 @@ type Instant struct {
 
 func (a Instant) before(b Instant) bool { return a.Sec < b.Sec || a.Sec == b.Sec && a.Nsec < b.Nsec }
 
-// Key is what an item is ordered by.
+// Key is what an item is ordered by: Expiry, Timestamp and Priority, with
+// the instants' fields laid out to leave no padding.
 type Key struct {
-	Expiry    Instant
-	Timestamp Instant
-	Priority  int32
+	ExpirySec, TimestampSec   int64
+	ExpiryNsec, TimestampNsec int32
+	Priority                  int32
 }
+
+// KeyOf returns the key of these values.
+func KeyOf(expiry, timestamp Instant, priority int32) Key {
+	return Key{expiry.Sec, timestamp.Sec, expiry.Nsec, timestamp.Nsec, priority}
+}
+
+func (k *Key) expiry() Instant    { return Instant{k.ExpirySec, k.ExpiryNsec} }
+func (k *Key) timestamp() Instant { return Instant{k.TimestampSec, k.TimestampNsec} }
 
 // Order is how a heap compares keys.
 type Order uint8
@@ -66,8 +75,8 @@ func New[T any](order Order, recorder Recorder) *Heap[T] {
 
 func (h *Heap[T]) less(a, b *Key) bool {
 	if h.order != ByPriority {
-		if a.Expiry != b.Expiry {
-			return a.Expiry.before(b.Expiry)
+		if ea, eb := a.expiry(), b.expiry(); ea != eb {
+			return ea.before(eb)
 		}
 		if h.order == ByExpiry {
 			return false
@@ -76,7 +85,7 @@ func (h *Heap[T]) less(a, b *Key) bool {
 	if a.Priority != b.Priority {
 		return a.Priority > b.Priority
 	}
-	return a.Timestamp.before(b.Timestamp)
+	return a.timestamp().before(b.timestamp())
 }
 
 // up and down are container/heap's, moving the item through a hole instead

@@ -22,7 +22,7 @@ func TestHeap_againstSort(t *testing.T) {
 		switch r.Intn(3) {
 		case 0, 1:
 			v := r.Intn(1000)
-			h.AddOrUpdate(id, Key{Expiry: Instant{Sec: int64(v)}}, &item{id, v})
+			h.AddOrUpdate(id, KeyOf(Instant{Sec: int64(v)}, Instant{}, 0), &item{id, v})
 			live[id] = v
 		case 2:
 			_, had := live[id]
