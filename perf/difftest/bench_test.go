@@ -40,13 +40,13 @@ func (c *benchCase) large(b *testing.B) *trace.Trace {
 	b.Helper()
 	tr := c.trace()
 	pods := map[string]bool{}
-	for _, op := range tr.Ops {
-		if op.Kind == trace.OpAdd {
+	for i := range tr.Len() {
+		if op := tr.Op(i); op.Kind == trace.OpAdd {
 			pods[op.Pod] = true
 		}
 	}
-	if len(tr.Ops) < 1_000_000 || len(pods) < 100_000 {
-		b.Fatalf("the %s trace has %d ops and %d pods, want ≥ 1,000,000 and ≥ 100,000", c.name, len(tr.Ops), len(pods))
+	if tr.Len() < 1_000_000 || len(pods) < 100_000 {
+		b.Fatalf("the %s trace has %d ops and %d pods, want ≥ 1,000,000 and ≥ 100,000", c.name, tr.Len(), len(pods))
 	}
 	return tr
 }
@@ -106,7 +106,7 @@ func BenchmarkReplay_Model(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				c.add(replayModelOnce(b, tr))
 			}
-			reportOps(b, len(tr.Ops), c)
+			reportOps(b, tr.Len(), c)
 		})
 	}
 }
@@ -122,7 +122,7 @@ func BenchmarkReplay_Upstream(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				c.add(replayUpstreamOnce(b, tr))
 			}
-			reportOps(b, len(tr.Ops), c)
+			reportOps(b, tr.Len(), c)
 		})
 	}
 }
@@ -140,7 +140,7 @@ func BenchmarkReplay_ModelVsUpstream(b *testing.B) {
 				model.add(replayModelOnce(b, tr))
 				upstream.add(replayUpstreamOnce(b, tr))
 			}
-			n := float64(len(tr.Ops)) * float64(b.N)
+			n := float64(tr.Len()) * float64(b.N)
 			b.ReportMetric(n/model.wall.Seconds(), "model-ops/s")
 			b.ReportMetric(n/upstream.wall.Seconds(), "upstream-ops/s")
 			b.ReportMetric(upstream.wall.Seconds()/model.wall.Seconds(), "x-faster")
@@ -164,13 +164,15 @@ func TestDifferential_Large(t *testing.T) {
 		t.Run(bc.name, func(t *testing.T) {
 			tr := bc.trace()
 			// Snapshots along the way, not only the final one.
-			with := &trace.Trace{Config: tr.Config, Ops: make([]trace.Op, 0, len(tr.Ops)+len(tr.Ops)/100000)}
-			for i, op := range tr.Ops {
-				with.Ops = append(with.Ops, op)
+			ops := make([]trace.Op, 0, tr.Len()+tr.Len()/100000)
+			for i := range tr.Len() {
+				op := tr.Op(i)
+				ops = append(ops, op)
 				if i%100000 == 99999 {
-					with.Ops = append(with.Ops, trace.Op{At: op.At, Kind: trace.OpSnapshot})
+					ops = append(ops, trace.Op{At: op.At, Kind: trace.OpSnapshot})
 				}
 			}
+			with := trace.New(tr.Config, ops)
 			want, err := replayModel(with)
 			if err != nil {
 				t.Fatal(err)
@@ -185,7 +187,7 @@ func TestDifferential_Large(t *testing.T) {
 			if d := trace.Compare(want, got); d != "" {
 				t.Errorf("model vs upstream on the %s trace (seed %d), %s", bc.name, benchSeed, d)
 			}
-			t.Logf("%d ops, %d output lines identical", len(with.Ops), bytes.Count(want, []byte("\n")))
+			t.Logf("%d ops, %d output lines identical", with.Len(), bytes.Count(want, []byte("\n")))
 		})
 	}
 }

@@ -243,7 +243,7 @@ func TestDifferential(t *testing.T) {
 				min := tracegen.Minimize(tr, func(c *trace.Trace) bool { _, bad := disagreement(c); return bad })
 				d, _ = disagreement(min)
 				path := writeTrace(t, fmt.Sprintf("schedq-diff-seed%d-pfb%v-", seed, pfb), min)
-				t.Errorf("seed %d (popFromBackoffQ=%v, %d ops; minimal trace of %d ops in %s):\n%s", seed, pfb, len(tr.Ops), len(min.Ops), path, d)
+				t.Errorf("seed %d (popFromBackoffQ=%v, %d ops; minimal trace of %d ops in %s):\n%s", seed, pfb, tr.Len(), min.Len(), path, d)
 			}
 		})
 	}
@@ -270,10 +270,10 @@ func TestDifferential_FindsAndShrinks(t *testing.T) {
 		}
 		// Smallest: add, pop, event, fail, pop (PopFromBackoffQ) or an
 		// equally short trace about the aligned backoff expiry.
-		if len(min.Ops) > 6 {
-			t.Errorf("seed %d shrank to %d ops, want at most 6: %s", seed, len(min.Ops), d)
+		if min.Len() > 6 {
+			t.Errorf("seed %d shrank to %d ops, want at most 6: %s", seed, min.Len(), d)
 		}
-		t.Logf("seed %d: %d ops → %d: %s", seed, len(tr.Ops), len(min.Ops), d)
+		t.Logf("seed %d: %d ops → %d: %s", seed, tr.Len(), min.Len(), d)
 		return
 	}
 	t.Fatal("no trace tells the gate settings apart")

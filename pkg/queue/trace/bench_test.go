@@ -34,7 +34,7 @@ func BenchmarkReplay(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(len(tr.Ops))*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+			b.ReportMetric(float64(tr.Len())*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 		})
 	}
 }

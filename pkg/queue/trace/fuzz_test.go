@@ -32,7 +32,7 @@ func FuzzRead(f *testing.F) {
 		}
 		// Bound the replay: a fuzzed 'at' can span years of flush instants
 		// while pods wait.
-		if n := len(tr.Ops); n > 0 && tr.Ops[n-1].At > 24*3_600_000 {
+		if n := tr.Len(); n > 0 && tr.Op(n-1).At > 24*3_600_000 {
 			return
 		}
 		var out bytes.Buffer

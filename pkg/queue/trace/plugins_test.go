@@ -9,15 +9,15 @@ import (
 // TestPlugins: every name once, sorted, whether few or many.
 func TestPlugins(t *testing.T) {
 	for _, n := range []int{0, 3, 40} {
-		var tr Trace
+		var ops []Op
 		want := []string{}
 		for i := 0; i < n; i++ {
 			p := fmt.Sprintf("P%02d", i)
 			want = append(want, p)
-			tr.Ops = append(tr.Ops, Op{Kind: OpFail, Plugins: []string{p, "P00"}, Pending: []string{p}}, Op{Kind: OpEvent, Queue: []string{p}})
+			ops = append(ops, Op{Kind: OpFail, Plugins: []string{p, "P00"}, Pending: []string{p}}, Op{Kind: OpEvent, Queue: []string{p}})
 		}
-		slices.Reverse(tr.Ops)
-		if got := tr.Plugins(); !slices.Equal(got, want) || got == nil {
+		slices.Reverse(ops)
+		if got := New(DefaultConfig(), ops).Plugins(); !slices.Equal(got, want) || got == nil {
 			t.Errorf("%d plugins: got %v, want %v", n, got, want)
 		}
 	}

@@ -44,8 +44,7 @@ type Driver interface {
 }
 
 // IndexedDriver is a Driver that can also take pods by a dense index: Replay
-// gives each pod of a trace an index (see Trace.IndexPods), the same for the
-// whole replay, and passes it with the pod's name, so that the driver need
+// gives each pod of a trace an index, from 0, the same for the whole replay, and passes it with the pod's name, so that the driver need
 // not hash names. Where the Driver methods take a name, these take the index
 // and the name; ActivateIndex takes both lists.
 type IndexedDriver interface {
@@ -74,71 +73,6 @@ func (d byName) ActivateIndex(_ []int32, pods []string) { d.Activate(pods) }
 func (d byName) UngateIndex(_ int32, pod string)        { d.Ungate(pod) }
 func (d byName) DeleteIndex(_ int32, pod string)        { d.Delete(pod) }
 func (d byName) WhereIndex(_ int32, pod string) string  { return d.Where(pod) }
-
-// podIndex gives a replay's pods their indices: the trace's table's where an
-// op's reference agrees with it, else (an op made or changed after
-// IndexPods, a trace never indexed) by hashing the name.
-type podIndex struct {
-	tbl   podTable
-	ids   map[string]int32
-	lists [][]int32
-}
-
-func newPodIndex(t *Trace) *podIndex {
-	x := &podIndex{}
-	if t.pods != nil {
-		// Full slice expressions: appends must not write into the trace's
-		// table, which other replays may be reading.
-		x.tbl.names = t.pods.names[:len(t.pods.names):len(t.pods.names)]
-		x.tbl.lists = t.pods.lists
-	}
-	return x
-}
-
-func (x *podIndex) pod(op *Op) int32 {
-	if r := int(op.ref) - 1; r >= 0 && r < len(x.tbl.names) && x.tbl.names[r] == op.Pod {
-		return int32(r)
-	}
-	return x.byName(op.Pod)
-}
-
-func (x *podIndex) byName(name string) int32 {
-	if x.ids == nil {
-		x.ids = make(map[string]int32, len(x.tbl.names))
-		for i, n := range x.tbl.names {
-			x.ids[n] = int32(i)
-		}
-	}
-	id, ok := x.ids[name]
-	if !ok {
-		id = int32(len(x.tbl.names))
-		x.ids[name] = id
-		x.tbl.names = append(x.tbl.names, name)
-	}
-	return id
-}
-
-func (x *podIndex) activate(op *Op) []int32 {
-	if r := int(op.ref) - 1; r >= 0 && r < len(x.tbl.lists) {
-		if l := x.tbl.lists[r]; len(l) == len(op.Pods) && x.agree(l, op.Pods) {
-			return l
-		}
-	}
-	l := make([]int32, len(op.Pods))
-	for i, p := range op.Pods {
-		l[i] = x.byName(p)
-	}
-	return l
-}
-
-func (x *podIndex) agree(l []int32, pods []string) bool {
-	for i, id := range l {
-		if int(id) >= len(x.tbl.names) || x.tbl.names[id] != pods[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // Quiescer is implemented by drivers that can tell when the periodic flushes
 // have nothing to do, so that long gaps between operations cost nothing.
@@ -302,57 +236,50 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 	var line []byte
 	prev := int64(0)
 	ix, indexed := d.(IndexedDriver)
-	var pods *podIndex
-	if indexed {
-		pods = newPodIndex(t)
-	} else {
+	if !indexed {
 		ix = byName{d}
 	}
 	q, _ := d.(Quiescer)
-	for i := range t.Ops {
-		op := &t.Ops[i]
-		runPeriodic(d, q, prev, op.At)
-		prev = op.At
-		d.SetTime(op.At)
-		var id int32
-		if indexed && op.Kind.namesPod() {
-			id = pods.pod(op)
-		}
+	for i := range t.ops {
+		op := &t.ops[i]
+		runPeriodic(d, q, prev, op.at)
+		prev = op.at
+		d.SetTime(op.at)
+		id, pod := op.pod-1, t.podName(op)
 		var where string
-		switch op.Kind {
-		case OpAdd, OpFail, OpDone, OpUngate:
-			where = ix.WhereIndex(id, op.Pod)
+		switch op.kind {
+		case opAdd, opFail, opDone, opUngate:
+			where = ix.WhereIndex(id, pod)
 		}
-		if err := check(op, where); err != nil {
+		if err := check(op, pod, where); err != nil {
 			return err
 		}
-		switch op.Kind {
-		case OpAdd:
-			ix.AddIndex(id, op.Pod, op.Priority, op.Gates)
-		case OpPop:
+		switch op.kind {
+		case opAdd:
+			ix.AddIndex(id, pod, op.priority, t.argsOf(op).gates)
+		case opPop:
 			pod, attempts, ok := d.Pop()
-			line = appendPopLine(line[:0], op.At, pod, attempts, ok)
+			line = appendPopLine(line[:0], op.at, pod, attempts, ok)
 			if _, err := bw.Write(line); err != nil {
 				return err
 			}
-		case OpFail:
-			ix.FailIndex(id, op.Pod, op.Plugins, op.Pending)
-		case OpDone:
-			ix.DoneIndex(id, op.Pod)
-		case OpEvent:
-			d.Event(op.Event, op.Queue)
-		case OpActivate:
-			var ids []int32
-			if indexed {
-				ids = pods.activate(op)
-			}
-			ix.ActivateIndex(ids, op.Pods)
-		case OpUngate:
-			ix.UngateIndex(id, op.Pod)
-		case OpDelete:
-			ix.DeleteIndex(id, op.Pod)
-		case OpSnapshot:
-			line = appendSnapshotLine(line[:0], op.At, d.Snapshot())
+		case opFail:
+			a := t.argsOf(op)
+			ix.FailIndex(id, pod, a.plugins, a.pending)
+		case opDone:
+			ix.DoneIndex(id, pod)
+		case opEvent:
+			a := t.argsOf(op)
+			d.Event(a.event, a.queue)
+		case opActivate:
+			a := t.argsOf(op)
+			ix.ActivateIndex(a.podIDs, a.pods)
+		case opUngate:
+			ix.UngateIndex(id, pod)
+		case opDelete:
+			ix.DeleteIndex(id, pod)
+		case opSnapshot:
+			line = appendSnapshotLine(line[:0], op.at, d.Snapshot())
 			if _, err := bw.Write(line); err != nil {
 				return err
 			}
@@ -393,21 +320,21 @@ func runPeriodic(d Driver, q Quiescer, from, to int64) {
 	}
 }
 
-// check checks op against where the queue holds its pod (for add, fail,
-// done and ungate).
-func check(op *Op, where string) error {
-	switch op.Kind {
-	case OpAdd:
+// check checks op, whose pod is pod, against where the queue holds it (for
+// add, fail, done and ungate).
+func check(op *op, pod, where string) error {
+	switch op.kind {
+	case opAdd:
 		if where != "" {
-			return lineErrorf(op.Line, "add of pod %q, which the queue already holds (in %s)", op.Pod, where)
+			return lineErrorf(op.line, "add of pod %q, which the queue already holds (in %s)", pod, where)
 		}
-	case OpFail, OpDone:
+	case opFail, opDone:
 		if where != "inFlight" {
-			return lineErrorf(op.Line, "%s of pod %q, which is not in flight", op.Kind, op.Pod)
+			return lineErrorf(op.line, "%s of pod %q, which is not in flight", opKinds[op.kind], pod)
 		}
-	case OpUngate:
+	case opUngate:
 		if where == "" {
-			return lineErrorf(op.Line, "ungate of pod %q, which the queue does not hold", op.Pod)
+			return lineErrorf(op.line, "ungate of pod %q, which the queue does not hold", pod)
 		}
 	}
 	return nil

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,66 +70,12 @@ type Op struct {
 	Kind     OpKind
 	Pod      string   // add, fail, done, ungate, delete
 	Priority int32    // add
-	ref      int32    // Pod's or Pods' entry in the pod table plus one (IndexPods)
 	Gates    []string // add
 	Plugins  []string // fail
 	Pending  []string // fail
 	Event    string   // event
 	Queue    []string // event
 	Pods     []string // activate
-}
-
-// Trace is a parsed trace.
-type Trace struct {
-	Config Config
-	Ops    []Op
-	// pods numbers the pods the ops name, once IndexPods ran.
-	pods *podTable
-}
-
-// podTable numbers a trace's pods densely, so that a replay can keep per-pod
-// state in slices instead of hashing a name at every operation.
-type podTable struct {
-	// names[i] is pod i's name, each name once.
-	names []string
-	// lists[j] are the indices of an activate op's pods.
-	lists [][]int32
-}
-
-// IndexPods numbers the pods the trace names (Read and tracegen do it), so
-// that Replay need not hash pod names: an op's ref is then its Pod's index
-// plus one, or for activate its list's. It replaces each op's pod names with
-// one shared copy of each. An op changed or added later is replayed
-// correctly, only more slowly.
-func (t *Trace) IndexPods() {
-	tbl := &podTable{}
-	ids := map[string]int32{}
-	index := func(name *string) int32 {
-		id, ok := ids[*name]
-		if !ok {
-			id = int32(len(tbl.names))
-			ids[*name] = id
-			tbl.names = append(tbl.names, *name)
-		}
-		*name = tbl.names[id]
-		return id
-	}
-	for i := range t.Ops {
-		op := &t.Ops[i]
-		op.ref = 0
-		switch {
-		case op.Kind == OpActivate:
-			l := make([]int32, len(op.Pods))
-			for j := range op.Pods {
-				l[j] = index(&op.Pods[j])
-			}
-			tbl.lists = append(tbl.lists, l)
-			op.ref = int32(len(tbl.lists))
-		case op.Kind.namesPod():
-			op.ref = index(&op.Pod) + 1
-		}
-	}
-	t.pods = tbl
 }
 
 // namesPod reports whether the op's Pod names a pod.
@@ -145,31 +90,19 @@ func (k OpKind) namesPod() bool {
 // Plugins returns every plugin the trace names (fail's plugins and pending,
 // event's queue), sorted: each is registered for every event of the table.
 func (t *Trace) Plugins() []string {
-	// A trace names a handful of plugins: a scan of those seen so far finds
-	// one faster than hashing it, at every op of a long trace.
+	// The trace keeps each distinct list once: scan those, not the ops.
+	seen := map[string]bool{}
 	var out []string
-	var seen map[string]bool // once there are more than a handful
-	add := func(l []string) {
-		for _, p := range l {
-			if seen != nil && seen[p] || seen == nil && slices.Contains(out, p) {
-				continue
-			}
-			out = append(out, p)
-			if seen != nil || len(out) > 16 {
-				if seen == nil {
-					seen = map[string]bool{}
-				}
-				for _, q := range out[len(seen):] {
-					seen[q] = true
+	for i := range t.args {
+		a := &t.args[i]
+		for _, l := range [...][]string{a.plugins, a.pending, a.queue} {
+			for _, p := range l {
+				if !seen[p] {
+					seen[p] = true
+					out = append(out, p)
 				}
 			}
 		}
-	}
-	for i := range t.Ops {
-		op := &t.Ops[i]
-		add(op.Plugins)
-		add(op.Pending)
-		add(op.Queue)
 	}
 	sort.Strings(out)
 	if out == nil {
@@ -237,7 +170,8 @@ const opList = "add|pop|fail|done|event|activate|ungate|delete|snapshot"
 // never goes backwards. Checks that need the queue's state (is the pod in
 // flight?) happen in Replay.
 func Read(r io.Reader) (*Trace, error) {
-	t := &Trace{Config: DefaultConfig()}
+	tb := newBuilder(DefaultConfig())
+	t := tb.t
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	line, seenContent := 0, false
@@ -272,7 +206,7 @@ func Read(r io.Reader) (*Trace, error) {
 			return nil, lineErrorf(line, "at %d goes backwards (previous op at %d)", op.At, prevAt)
 		}
 		prevAt = op.At
-		t.Ops = append(t.Ops, op)
+		tb.append(&op)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -280,7 +214,6 @@ func Read(r io.Reader) (*Trace, error) {
 		}
 		return nil, err
 	}
-	t.IndexPods()
 	return t, nil
 }
 

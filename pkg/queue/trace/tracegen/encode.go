@@ -39,8 +39,8 @@ func Encode(w io.Writer, t *trace.Trace) error {
 	if err := enc.Encode(header{SchedqTrace: trace.Version, Config: t.Config}); err != nil {
 		return err
 	}
-	for i := range t.Ops {
-		op := &t.Ops[i]
+	for i := range t.Len() {
+		op := t.Op(i)
 		l := opLine{At: op.At, Op: string(op.Kind), Pod: op.Pod, Priority: op.Priority, Gates: op.Gates, Pending: op.Pending, Event: op.Event}
 		switch op.Kind {
 		case trace.OpFail:

@@ -9,11 +9,10 @@ import "github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
 // pod that is no longer in flight — typically by replaying the trace through
 // the model and returning false on a replay error. t itself is not changed.
 func Minimize(t *trace.Trace, fails func(*trace.Trace) bool) *trace.Trace {
-	ops := append([]trace.Op(nil), t.Ops...)
+	ops := t.Ops()
 	try := func(ops []trace.Op) bool {
-		c := &trace.Trace{Config: t.Config, Ops: ops}
-		renumber(c)
-		return fails(c)
+		renumber(ops)
+		return fails(trace.New(t.Config, ops))
 	}
 	n := 2
 	for len(ops) >= 2 {
@@ -38,14 +37,13 @@ func Minimize(t *trace.Trace, fails func(*trace.Trace) bool) *trace.Trace {
 			n = min(2*n, len(ops))
 		}
 	}
-	out := &trace.Trace{Config: t.Config, Ops: ops}
-	renumber(out)
-	return out
+	renumber(ops)
+	return trace.New(t.Config, ops)
 }
 
 // renumber sets each op's Line as Encode would write it (header first).
-func renumber(t *trace.Trace) {
-	for i := range t.Ops {
-		t.Ops[i].Line = i + 2
+func renumber(ops []trace.Op) {
+	for i := range ops {
+		ops[i].Line = i + 2
 	}
 }

@@ -87,7 +87,7 @@ type generator struct {
 	cfg      trace.Config
 	plugins  []string
 	model    *trace.Model
-	t        *trace.Trace
+	ops      []trace.Op
 	now      int64 // the last op's at
 	prev     int64 // the time up to which periodic work ran on the model
 	inFlight []string
@@ -119,7 +119,7 @@ func Generate(seed int64, opts Options) *trace.Trace {
 	}
 	g.cfg = g.config()
 	g.plugins = g.pluginPool()
-	g.t = &trace.Trace{Config: g.cfg, Ops: make([]trace.Op, 0, g.opts.Ops)}
+	g.ops = make([]trace.Op, 0, g.opts.Ops)
 	// A replay registers exactly the plugins the trace names (Plugins), and
 	// registration matters: an event no plugin registered is dropped. So the
 	// first operation is an event naming the whole pool; with no pod queued
@@ -128,11 +128,10 @@ func Generate(seed int64, opts Options) *trace.Trace {
 	if len(g.plugins) > 0 {
 		g.emit(trace.Op{Kind: trace.OpEvent, Event: trace.EventLabels()[g.r.Intn(len(trace.Events))], Queue: append([]string(nil), g.plugins...)})
 	}
-	for len(g.t.Ops) < g.opts.Ops {
+	for len(g.ops) < g.opts.Ops {
 		g.step()
 	}
-	g.t.IndexPods()
-	return g.t
+	return trace.New(g.cfg, g.ops)
 }
 
 func (g *generator) config() trace.Config {
@@ -199,7 +198,7 @@ func (g *generator) advance(kind trace.OpKind) {
 func (g *generator) emit(op trace.Op) {
 	g.advance(op.Kind)
 	op.At = g.now
-	op.Line = len(g.t.Ops) + 2 // after the header
+	op.Line = len(g.ops) + 2 // after the header
 	trace.RunPeriodic(g.model, g.prev, op.At)
 	g.prev = op.At
 	g.model.SetTime(op.At)
@@ -225,7 +224,7 @@ func (g *generator) emit(op trace.Op) {
 	case trace.OpDelete:
 		g.model.Delete(op.Pod)
 	}
-	g.t.Ops = append(g.t.Ops, op)
+	g.ops = append(g.ops, op)
 }
 
 func (g *generator) dropInFlight(pod string) {

@@ -52,8 +52,8 @@ func TestGenerate_ValidAndRoundTrips(t *testing.T) {
 			t.Fatalf("seed %d: invalid trace: %v", seed, err)
 		}
 		at := map[int64]bool{}
-		for i, op := range tr.Ops {
-			if i > 0 && op.At < tr.Ops[i-1].At {
+		for i, op := range tr.Ops() {
+			if i > 0 && op.At < tr.Op(i-1).At {
 				t.Fatalf("seed %d: time goes backwards at op %d", seed, i)
 			}
 			if op.Kind == trace.OpAdd || op.Kind == trace.OpFail {
@@ -68,19 +68,19 @@ func TestGenerate_ValidAndRoundTrips(t *testing.T) {
 
 // normalize makes nil and empty lists equal and drops line numbers.
 func normalize(t *trace.Trace) *trace.Trace {
-	c := &trace.Trace{Config: t.Config}
+	var ops []trace.Op
 	fix := func(l []string) []string {
 		if len(l) == 0 {
 			return nil
 		}
 		return l
 	}
-	for _, op := range t.Ops {
+	for _, op := range t.Ops() {
 		op.Line = 0
 		op.Gates, op.Plugins, op.Pending, op.Queue, op.Pods = fix(op.Gates), fix(op.Plugins), fix(op.Pending), fix(op.Queue), fix(op.Pods)
-		c.Ops = append(c.Ops, op)
+		ops = append(ops, op)
 	}
-	return c
+	return trace.New(t.Config, ops)
 }
 
 // TestGenerate_Coverage: across a few hundred seeds, the traces reach every
@@ -100,7 +100,7 @@ func TestGenerate_Coverage(t *testing.T) {
 		}
 		m := trace.NewModel(tr.Config, tr.Plugins())
 		var prev int64
-		for _, op := range tr.Ops {
+		for _, op := range tr.Ops() {
 			trace.RunPeriodic(m, prev, op.At)
 			prev = op.At
 			m.SetTime(op.At)
@@ -191,13 +191,14 @@ func TestMinimize(t *testing.T) {
 	}
 	// add, pop, fail with no plugins, and nothing else is needed (the final
 	// snapshot shows the pod).
-	if len(min.Ops) != 3 {
+	if min.Len() != 3 {
 		var b bytes.Buffer
 		_ = tracegen.Encode(&b, min)
-		t.Fatalf("minimized to %d ops, want 3:\n%s", len(min.Ops), b.String())
+		t.Fatalf("minimized to %d ops, want 3:\n%s", min.Len(), b.String())
 	}
-	for i := range min.Ops {
-		c := &trace.Trace{Config: min.Config, Ops: append(append([]trace.Op(nil), min.Ops[:i]...), min.Ops[i+1:]...)}
+	for i := range min.Len() {
+		ops := min.Ops()
+		c := trace.New(min.Config, append(ops[:i:i], ops[i+1:]...))
 		if fails(c) {
 			t.Fatalf("op %d can still be removed", i)
 		}
@@ -214,7 +215,7 @@ func TestGenerate_RegistersThePool(t *testing.T) {
 		if got := tr.Plugins(); !reflect.DeepEqual(got, pool) {
 			t.Fatalf("seed %d: trace names plugins %v, want %v", seed, got, pool)
 		}
-		if op := tr.Ops[0]; op.Kind != trace.OpEvent || !reflect.DeepEqual(op.Queue, pool) {
+		if op := tr.Op(0); op.Kind != trace.OpEvent || !reflect.DeepEqual(op.Queue, pool) {
 			t.Fatalf("seed %d: first op %+v does not name the pool", seed, op)
 		}
 	}

@@ -1,0 +1,189 @@
+package trace
+
+import "encoding/binary"
+
+// Trace is a parsed trace. Its operations are stored compactly (see Len, Op
+// and Ops): a long trace holds no pointer per operation for the garbage
+// collector to scan, and replays find pods by index instead of by name.
+type Trace struct {
+	Config Config
+	ops    []op
+	// names[i] is pod i's name, each name once.
+	names []string
+	// args are the distinct argument lists of the ops, shared between ops.
+	args []opArgs
+}
+
+// op is one operation as a trace stores it.
+type op struct {
+	at       int64
+	line     int
+	pod      int32 // index in names plus one; 0 for no pod
+	args     int32 // index in args plus one; 0 for none
+	priority int32
+	kind     opKind
+}
+
+// opKind numbers the known OpKinds; opOther is any other, kept in args.
+type opKind uint8
+
+const (
+	opOther opKind = iota
+	opAdd
+	opPop
+	opFail
+	opDone
+	opEvent
+	opActivate
+	opUngate
+	opDelete
+	opSnapshot
+)
+
+var opKinds = [...]OpKind{opAdd: OpAdd, opPop: OpPop, opFail: OpFail, opDone: OpDone, opEvent: OpEvent, opActivate: OpActivate, opUngate: OpUngate, opDelete: OpDelete, opSnapshot: OpSnapshot}
+
+func kindOf(k OpKind) opKind {
+	for i, s := range opKinds {
+		if s == k && i != int(opOther) {
+			return opKind(i)
+		}
+	}
+	return opOther
+}
+
+// opArgs are an op's fields other than its pod, time and priority.
+type opArgs struct {
+	kind                                 OpKind // for opOther only
+	event                                string
+	gates, plugins, pending, queue, pods []string
+	// podIDs are the pods' indices.
+	podIDs []int32
+}
+
+var noArgs opArgs
+
+// builder interns names and argument lists while a trace is built.
+type builder struct {
+	t      *Trace
+	ids    map[string]int32
+	argIDs map[string]int32
+	key    []byte
+}
+
+func newBuilder(cfg Config) *builder {
+	return &builder{t: &Trace{Config: cfg}, ids: map[string]int32{}, argIDs: map[string]int32{}}
+}
+
+// New returns a trace of ops. Ops that name the same pod, or have equal
+// lists, share one copy of the name or the lists.
+func New(cfg Config, ops []Op) *Trace {
+	b := newBuilder(cfg)
+	b.t.ops = make([]op, 0, len(ops))
+	for i := range ops {
+		b.append(&ops[i])
+	}
+	return b.t
+}
+
+func (b *builder) pod(name string) int32 {
+	id, ok := b.ids[name]
+	if !ok {
+		id = int32(len(b.t.names))
+		b.ids[name] = id
+		b.t.names = append(b.t.names, name)
+	}
+	return id
+}
+
+func (b *builder) append(o *Op) {
+	k := kindOf(o.Kind)
+	s := op{at: o.At, line: o.Line, priority: o.Priority, kind: k}
+	if o.Pod != "" || o.Kind.namesPod() {
+		s.pod = b.pod(o.Pod) + 1
+	}
+	if k == opOther || o.Event != "" || o.Gates != nil || o.Plugins != nil || o.Pending != nil || o.Queue != nil || o.Pods != nil {
+		s.args = b.args(o, k) + 1
+	}
+	b.t.ops = append(b.t.ops, s)
+}
+
+// args interns o's argument lists: a trace has few distinct ones but for
+// activate's.
+func (b *builder) args(o *Op, k opKind) int32 {
+	key := b.key[:0]
+	if k == opOther {
+		key = appendKeyString(append(key, 1), string(o.Kind))
+	}
+	key = appendKeyString(append(key, 0), o.Event)
+	for _, l := range [...][]string{o.Gates, o.Plugins, o.Pending, o.Queue, o.Pods} {
+		if l == nil {
+			key = append(key, 0)
+			continue
+		}
+		key = binary.AppendUvarint(key, uint64(len(l))+1)
+		for _, s := range l {
+			key = appendKeyString(key, s)
+		}
+	}
+	b.key = key
+	if id, ok := b.argIDs[string(key)]; ok {
+		return id
+	}
+	a := opArgs{event: o.Event, gates: o.Gates, plugins: o.Plugins, pending: o.Pending, queue: o.Queue, pods: o.Pods}
+	if k == opOther {
+		a.kind = o.Kind
+	}
+	if o.Pods != nil {
+		a.podIDs = make([]int32, len(o.Pods))
+		for i, p := range o.Pods {
+			a.podIDs[i] = b.pod(p)
+		}
+	}
+	id := int32(len(b.t.args))
+	b.t.args = append(b.t.args, a)
+	b.argIDs[string(key)] = id
+	return id
+}
+
+func appendKeyString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// Len returns the number of operations.
+func (t *Trace) Len() int { return len(t.ops) }
+
+// Op returns operation i. Its lists are shared with other operations and the
+// trace: do not change them.
+func (t *Trace) Op(i int) Op {
+	s := &t.ops[i]
+	a := t.argsOf(s)
+	o := Op{Line: s.line, At: s.at, Kind: opKinds[s.kind], Pod: t.podName(s), Priority: s.priority,
+		Gates: a.gates, Plugins: a.plugins, Pending: a.pending, Event: a.event, Queue: a.queue, Pods: a.pods}
+	if s.kind == opOther {
+		o.Kind = a.kind
+	}
+	return o
+}
+
+// Ops returns every operation, as Op does.
+func (t *Trace) Ops() []Op {
+	out := make([]Op, len(t.ops))
+	for i := range out {
+		out[i] = t.Op(i)
+	}
+	return out
+}
+
+func (t *Trace) podName(s *op) string {
+	if s.pod == 0 {
+		return ""
+	}
+	return t.names[s.pod-1]
+}
+
+func (t *Trace) argsOf(s *op) *opArgs {
+	if s.args == 0 {
+		return &noArgs
+	}
+	return &t.args[s.args-1]
+}
