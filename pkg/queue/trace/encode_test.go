@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
@@ -36,13 +37,25 @@ func TestAppendSnapshot(t *testing.T) {
 		if err := enc.Encode(&finalLine{Final: s}); err != nil {
 			t.Fatal(err)
 		}
-		got := appendFinalLine(appendSnapshotLine(nil, int64(i)*1000, s), s)
+		got := appendFinalLine(appendSnapshotLine(nil, int64(i)*1000, s, nil), s, nil)
 		if !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("snapshot %d:\ngot  %s\nwant %s", i, got, want.Bytes())
 		}
+		// The same pods as a list, in any order, as a PodLister hands them.
+		listed := s
+		listed.Pods = nil
+		list := []NamedPodState{}
+		for n, st := range s.Pods {
+			list = append(list, NamedPodState{n, st})
+		}
+		got = appendSnapshotLine(nil, int64(i)*1000, listed, slices.Clone(list))
+		got = appendFinalLine(got, listed, list)
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("snapshot %d from a list:\ngot  %s\nwant %s", i, got, want.Bytes())
+		}
 	}
 	// Nil maps are written as empty ones.
-	got := appendFinalLine(nil, Snapshot{})
+	got := appendFinalLine(nil, Snapshot{}, nil)
 	if want := `{"final":{"pending":{"active":0,"backoff":0,"unschedulable":0,"gated":0},"incoming":{},"pods":{}}}` + "\n"; string(got) != want {
 		t.Errorf("got %s, want %s", got, want)
 	}

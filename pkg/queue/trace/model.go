@@ -55,7 +55,10 @@ type podState struct {
 	inFlight *queue.QueuedPodInfo
 }
 
-var _ IndexedDriver = &Model{}
+var (
+	_ IndexedDriver = &Model{}
+	_ PodLister     = &Model{}
+)
 
 // NewModel returns a model queue configured as the trace says: cfg, and every
 // plugin in plugins registered for every event of Events.
@@ -300,6 +303,16 @@ func (m *Model) WhereIndex(i int32, name string) string {
 
 // Snapshot implements Driver.
 func (m *Model) Snapshot() Snapshot {
+	s, pods := m.SnapshotList(nil)
+	s.Pods = make(map[string]PodState, len(pods))
+	for _, p := range pods {
+		s.Pods[p.Name] = p.PodState
+	}
+	return s
+}
+
+// SnapshotList implements PodLister.
+func (m *Model) SnapshotList(pods []NamedPodState) (Snapshot, []NamedPodState) {
 	pending := m.Metrics.PendingPods()
 	s := Snapshot{
 		Pending: Pending{
@@ -311,16 +324,16 @@ func (m *Model) Snapshot() Snapshot {
 		Incoming: m.Metrics.IncomingPods(),
 	}
 	active, backoff, unschedulable := m.Queue.Len()
-	s.Pods = make(map[string]PodState, active+backoff+unschedulable+m.Queue.InFlightLen())
+	pods = slices.Grow(pods, active+backoff+unschedulable+m.Queue.InFlightLen())
 	m.Queue.Walk(func(loc queue.Location, pi *queue.QueuedPodInfo) {
-		s.Pods[pi.Pod.Key()] = PodState{Queue: string(loc), Attempts: pi.Attempts}
+		pods = append(pods, NamedPodState{pi.Pod.Key(), PodState{Queue: string(loc), Attempts: pi.Attempts}})
 	})
 	for _, st := range m.pods {
 		if st.inFlight != nil {
-			s.Pods[st.pod.Key()] = PodState{Queue: string(queue.LocationInFlight), Attempts: st.inFlight.Attempts}
+			pods = append(pods, NamedPodState{st.pod.Key(), PodState{Queue: string(queue.LocationInFlight), Attempts: st.inFlight.Attempts}})
 		}
 	}
-	return s
+	return s, pods
 }
 
 // Quiescent implements Quiescer: backoffQ and unschedulablePods are empty.

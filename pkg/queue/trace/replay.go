@@ -95,6 +95,20 @@ type Pending struct {
 	Gated         int `json:"gated"`
 }
 
+// NamedPodState is one pod in a snapshot, with its name.
+type NamedPodState struct {
+	Name string
+	PodState
+}
+
+// PodLister is implemented by drivers that can list a snapshot's pods, which
+// costs less than filling Snapshot.Pods; Replay then encodes the list.
+type PodLister interface {
+	// SnapshotList returns what Snapshot would, but with Pods nil and the
+	// pods appended to pods instead, each once, in any order.
+	SnapshotList(pods []NamedPodState) (Snapshot, []NamedPodState)
+}
+
 // PodState is one pod in a snapshot.
 type PodState struct {
 	Queue    string `json:"queue"`
@@ -158,8 +172,9 @@ func appendString(b []byte, s string) []byte {
 
 // appendSnapshot encodes s as Replay's Encoder would encode it (nil maps as
 // empty ones, map keys sorted), without reflection: a snapshot can hold
-// every pod of a trace.
-func appendSnapshot(b []byte, s *Snapshot) []byte {
+// every pod of a trace. Its pods are pods if not nil (sorted here), else
+// s.Pods.
+func appendSnapshot(b []byte, s *Snapshot, pods []NamedPodState) []byte {
 	b = append(b, `{"pending":{"active":`...)
 	b = strconv.AppendInt(b, int64(s.Pending.Active), 10)
 	b = append(b, `,"backoff":`...)
@@ -187,44 +202,41 @@ func appendSnapshot(b []byte, s *Snapshot) []byte {
 		b = append(b, '}')
 	}
 	b = append(b, `},"pods":{`...)
-	// One pass over the map, sorting names with their states: no lookups.
-	type namedState struct {
-		name string
-		st   PodState
+	if pods == nil {
+		pods = make([]NamedPodState, 0, len(s.Pods))
+		for n, st := range s.Pods {
+			pods = append(pods, NamedPodState{n, st})
+		}
 	}
-	pods := make([]namedState, 0, len(s.Pods))
-	for n, st := range s.Pods {
-		pods = append(pods, namedState{n, st})
-	}
-	slices.SortFunc(pods, func(a, b namedState) int { return strings.Compare(a.name, b.name) })
-	for i, p := range pods {
+	slices.SortFunc(pods, func(a, b NamedPodState) int { return strings.Compare(a.Name, b.Name) })
+	for i := range pods {
+		p := &pods[i]
 		if i > 0 {
 			b = append(b, ',')
 		}
-		st := p.st
-		b = appendString(b, p.name)
+		b = appendString(b, p.Name)
 		b = append(b, `:{"queue":`...)
-		b = appendString(b, st.Queue)
+		b = appendString(b, p.Queue)
 		b = append(b, `,"attempts":`...)
-		b = strconv.AppendInt(b, int64(st.Attempts), 10)
+		b = strconv.AppendInt(b, int64(p.Attempts), 10)
 		b = append(b, '}')
 	}
 	return append(b, "}}"...)
 }
 
 // appendSnapshotLine encodes a snapshot op's line, {"at":…,"snapshot":…}.
-func appendSnapshotLine(b []byte, at int64, s Snapshot) []byte {
+func appendSnapshotLine(b []byte, at int64, s Snapshot, pods []NamedPodState) []byte {
 	b = append(b, `{"at":`...)
 	b = strconv.AppendInt(b, at, 10)
 	b = append(b, `,"snapshot":`...)
-	b = appendSnapshot(b, &s)
+	b = appendSnapshot(b, &s, pods)
 	return append(b, "}\n"...)
 }
 
 // appendFinalLine encodes the last line, {"final":…}.
-func appendFinalLine(b []byte, s Snapshot) []byte {
+func appendFinalLine(b []byte, s Snapshot, pods []NamedPodState) []byte {
 	b = append(b, `{"final":`...)
-	b = appendSnapshot(b, &s)
+	b = appendSnapshot(b, &s, pods)
 	return append(b, "}\n"...)
 }
 
@@ -240,6 +252,19 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 		ix = byName{d}
 	}
 	q, _ := d.(Quiescer)
+	lister, _ := d.(PodLister)
+	var pods []NamedPodState
+	snapshot := func() (Snapshot, []NamedPodState) {
+		if lister == nil {
+			return d.Snapshot(), nil
+		}
+		s, l := lister.SnapshotList(pods[:0])
+		if l == nil {
+			l = []NamedPodState{}
+		}
+		pods = l
+		return s, l
+	}
 	for i := range t.ops {
 		op := &t.ops[i]
 		runPeriodic(d, q, prev, op.at)
@@ -279,13 +304,15 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 		case opDelete:
 			ix.DeleteIndex(id, pod)
 		case opSnapshot:
-			line = appendSnapshotLine(line[:0], op.at, d.Snapshot())
+			s, l := snapshot()
+			line = appendSnapshotLine(line[:0], op.at, s, l)
 			if _, err := bw.Write(line); err != nil {
 				return err
 			}
 		}
 	}
-	if _, err := bw.Write(appendFinalLine(line[:0], d.Snapshot())); err != nil {
+	s, l := snapshot()
+	if _, err := bw.Write(appendFinalLine(line[:0], s, l)); err != nil {
 		return err
 	}
 	return bw.Flush()
