@@ -39,6 +39,9 @@ type Model struct {
 	clock   *clock
 	// pods is indexed by pod index.
 	pods []podState
+	// names[i] is pod i's name: the replay's (SetPodNames), or those the
+	// Driver methods were given.
+	names []string
 	// ids indexes the names the Driver methods are given.
 	ids map[string]int32
 	// byName and byIndex say which methods drove the model so far, to catch
@@ -118,8 +121,17 @@ func (m *Model) index(name string) int32 {
 	if !ok {
 		i = int32(len(m.ids))
 		m.ids[name] = i
+		m.names = append(m.names, name)
 	}
 	return i
+}
+
+// SetPodNames implements IndexedDriver.
+func (m *Model) SetPodNames(names []string) {
+	if m.byName {
+		panic("trace: a Model driven by names was given indices")
+	}
+	m.names = names
 }
 
 // state returns pod i's state, growing the table for a new index.
@@ -144,7 +156,8 @@ func (m *Model) copyPod(p *queue.Pod) *queue.Pod {
 }
 
 // newPod returns a new object for pod i, with the queue's ID i.
-func (m *Model) newPod(i int32, name string) *queue.Pod {
+func (m *Model) newPod(i int32) *queue.Pod {
+	name := m.names[i]
 	ns, n, _ := strings.Cut(name, "/")
 	p := m.copyPod(&queue.Pod{Namespace: ns, Name: n, UID: name})
 	m.Queue.SetPodID(p, name, i)
@@ -152,11 +165,11 @@ func (m *Model) newPod(i int32, name string) *queue.Pod {
 }
 
 // pod returns the latest object of pod i, or a new one for a pod never added.
-func (m *Model) pod(i int32, name string) *queue.Pod {
+func (m *Model) pod(i int32) *queue.Pod {
 	if st := m.state(i); st.pod != nil {
 		return st.pod
 	}
-	return m.newPod(i, name)
+	return m.newPod(i)
 }
 
 // SetTime implements Driver.
@@ -164,18 +177,18 @@ func (m *Model) SetTime(ms int64) { m.clock.now = Epoch.Add(time.Duration(ms) * 
 
 // Add implements Driver.
 func (m *Model) Add(name string, priority int32, gates []string) {
-	m.AddIndex(m.index(name), name, priority, gates)
+	m.AddIndex(m.index(name), priority, gates)
 }
 
 // AddIndex implements IndexedDriver.
-func (m *Model) AddIndex(i int32, name string, priority int32, gates []string) {
+func (m *Model) AddIndex(i int32, priority int32, gates []string) {
 	st := m.state(i)
 	var p *queue.Pod
 	if st.pod != nil {
 		// A re-add: a new object, keeping the old one's queue ID.
 		p = m.copyPod(st.pod)
 	} else {
-		p = m.newPod(i, name)
+		p = m.newPod(i)
 	}
 	p.Priority, p.SchedulingGates = priority, gates
 	st.pod = p
@@ -194,11 +207,11 @@ func (m *Model) Pop() (string, int, bool) {
 
 // Fail implements Driver.
 func (m *Model) Fail(name string, plugins, pending []string) {
-	m.FailIndex(m.index(name), name, plugins, pending)
+	m.FailIndex(m.index(name), plugins, pending)
 }
 
 // FailIndex implements IndexedDriver.
-func (m *Model) FailIndex(i int32, name string, plugins, pending []string) {
+func (m *Model) FailIndex(i int32, plugins, pending []string) {
 	st := m.state(i)
 	pi := st.inFlight
 	st.inFlight = nil
@@ -209,10 +222,10 @@ func (m *Model) FailIndex(i int32, name string, plugins, pending []string) {
 }
 
 // Done implements Driver.
-func (m *Model) Done(name string) { m.DoneIndex(m.index(name), name) }
+func (m *Model) Done(name string) { m.DoneIndex(m.index(name)) }
 
 // DoneIndex implements IndexedDriver.
-func (m *Model) DoneIndex(i int32, name string) {
+func (m *Model) DoneIndex(i int32) {
 	st := m.state(i)
 	st.inFlight = nil
 	m.Queue.Done(st.pod)
@@ -229,12 +242,12 @@ func (m *Model) Activate(names []string) {
 	for j, n := range names {
 		is[j] = m.index(n)
 	}
-	m.ActivateIndex(is, names)
+	m.ActivateIndex(is)
 }
 
 // ActivateIndex implements IndexedDriver.
-func (m *Model) ActivateIndex(is []int32, names []string) {
-	pods := make([]*queue.Pod, 0, len(names))
+func (m *Model) ActivateIndex(is []int32) {
+	pods := make([]*queue.Pod, 0, len(is))
 	var seen map[int32]bool
 	if len(is) > 16 {
 		seen = make(map[int32]bool, len(is))
@@ -245,17 +258,17 @@ func (m *Model) ActivateIndex(is []int32, names []string) {
 			if seen != nil {
 				seen[i] = true
 			}
-			pods = append(pods, m.pod(i, names[j]))
+			pods = append(pods, m.pod(i))
 		}
 	}
 	m.Queue.Activate(pods)
 }
 
 // Ungate implements Driver: an update that removes all scheduling gates.
-func (m *Model) Ungate(name string) { m.UngateIndex(m.index(name), name) }
+func (m *Model) Ungate(name string) { m.UngateIndex(m.index(name)) }
 
 // UngateIndex implements IndexedDriver.
-func (m *Model) UngateIndex(i int32, name string) {
+func (m *Model) UngateIndex(i int32) {
 	st := m.state(i)
 	old := st.pod
 	updated := m.copyPod(old)
@@ -265,10 +278,10 @@ func (m *Model) UngateIndex(i int32, name string) {
 }
 
 // Delete implements Driver.
-func (m *Model) Delete(name string) { m.DeleteIndex(m.index(name), name) }
+func (m *Model) Delete(name string) { m.DeleteIndex(m.index(name)) }
 
 // DeleteIndex implements IndexedDriver.
-func (m *Model) DeleteIndex(i int32, name string) { m.Queue.Delete(m.pod(i, name)) }
+func (m *Model) DeleteIndex(i int32) { m.Queue.Delete(m.pod(i)) }
 
 // FlushBackoffQCompleted implements Driver.
 func (m *Model) FlushBackoffQCompleted() { m.Queue.FlushBackoffQCompleted() }
@@ -285,11 +298,11 @@ func (m *Model) Where(name string) string {
 	if !ok {
 		return ""
 	}
-	return m.WhereIndex(i, name)
+	return m.WhereIndex(i)
 }
 
 // WhereIndex implements IndexedDriver.
-func (m *Model) WhereIndex(i int32, name string) string {
+func (m *Model) WhereIndex(i int32) string {
 	if int(i) >= len(m.pods) || m.pods[i].pod == nil {
 		return ""
 	}

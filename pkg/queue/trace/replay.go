@@ -44,35 +44,22 @@ type Driver interface {
 }
 
 // IndexedDriver is a Driver that can also take pods by a dense index: Replay
-// gives each pod of a trace an index, from 0, the same for the whole replay, and passes it with the pod's name, so that the driver need
-// not hash names. Where the Driver methods take a name, these take the index
-// and the name; ActivateIndex takes both lists.
+// gives each pod of a trace an index, from 0, the same for the whole replay,
+// so that the driver need not hash names, and passes names only through
+// SetPodNames, so that it need not read a name it does not use.
 type IndexedDriver interface {
 	Driver
-	AddIndex(i int32, pod string, priority int32, gates []string)
-	FailIndex(i int32, pod string, plugins, pending []string)
-	DoneIndex(i int32, pod string)
-	ActivateIndex(is []int32, pods []string)
-	UngateIndex(i int32, pod string)
-	DeleteIndex(i int32, pod string)
-	WhereIndex(i int32, pod string) string
+	// SetPodNames gives pod i's name as names[i], before any operation; the
+	// driver must not change names.
+	SetPodNames(names []string)
+	AddIndex(i int32, priority int32, gates []string)
+	FailIndex(i int32, plugins, pending []string)
+	DoneIndex(i int32)
+	ActivateIndex(is []int32)
+	UngateIndex(i int32)
+	DeleteIndex(i int32)
+	WhereIndex(i int32) string
 }
-
-// byName is an IndexedDriver that drops the indices, for drivers that only
-// take names.
-type byName struct{ Driver }
-
-func (d byName) AddIndex(_ int32, pod string, priority int32, gates []string) {
-	d.Add(pod, priority, gates)
-}
-func (d byName) FailIndex(_ int32, pod string, plugins, pending []string) {
-	d.Fail(pod, plugins, pending)
-}
-func (d byName) DoneIndex(_ int32, pod string)          { d.Done(pod) }
-func (d byName) ActivateIndex(_ []int32, pods []string) { d.Activate(pods) }
-func (d byName) UngateIndex(_ int32, pod string)        { d.Ungate(pod) }
-func (d byName) DeleteIndex(_ int32, pod string)        { d.Delete(pod) }
-func (d byName) WhereIndex(_ int32, pod string) string  { return d.Where(pod) }
 
 // Quiescer is implemented by drivers that can tell when the periodic flushes
 // have nothing to do, so that long gaps between operations cost nothing.
@@ -248,8 +235,8 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 	var line []byte
 	prev := int64(0)
 	ix, indexed := d.(IndexedDriver)
-	if !indexed {
-		ix = byName{d}
+	if indexed {
+		ix.SetPodNames(t.names)
 	}
 	q, _ := d.(Quiescer)
 	lister, _ := d.(PodLister)
@@ -270,44 +257,40 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 		runPeriodic(d, q, prev, op.at)
 		prev = op.at
 		d.SetTime(op.at)
-		id, pod := op.pod-1, t.podName(op)
-		var where string
+		id := op.pod - 1
 		switch op.kind {
 		case opAdd, opFail, opDone, opUngate:
-			where = ix.WhereIndex(id, pod)
-		}
-		if err := check(op, pod, where); err != nil {
-			return err
+			var where string
+			if indexed {
+				where = ix.WhereIndex(id)
+			} else {
+				where = d.Where(t.podName(op))
+			}
+			if err := check(op, t.podName, where); err != nil {
+				return err
+			}
 		}
 		switch op.kind {
-		case opAdd:
-			ix.AddIndex(id, pod, op.priority, t.argsOf(op).gates)
 		case opPop:
 			pod, attempts, ok := d.Pop()
 			line = appendPopLine(line[:0], op.at, pod, attempts, ok)
 			if _, err := bw.Write(line); err != nil {
 				return err
 			}
-		case opFail:
-			a := t.argsOf(op)
-			ix.FailIndex(id, pod, a.plugins, a.pending)
-		case opDone:
-			ix.DoneIndex(id, pod)
 		case opEvent:
 			a := t.argsOf(op)
 			d.Event(a.event, a.queue)
-		case opActivate:
-			a := t.argsOf(op)
-			ix.ActivateIndex(a.podIDs, a.pods)
-		case opUngate:
-			ix.UngateIndex(id, pod)
-		case opDelete:
-			ix.DeleteIndex(id, pod)
 		case opSnapshot:
 			s, l := snapshot()
 			line = appendSnapshotLine(line[:0], op.at, s, l)
 			if _, err := bw.Write(line); err != nil {
 				return err
+			}
+		default:
+			if indexed {
+				applyIndexed(ix, t, op)
+			} else {
+				applyNamed(d, t, op)
 			}
 		}
 	}
@@ -347,21 +330,62 @@ func runPeriodic(d Driver, q Quiescer, from, to int64) {
 	}
 }
 
-// check checks op, whose pod is pod, against where the queue holds it (for
-// add, fail, done and ungate).
-func check(op *op, pod, where string) error {
+// applyIndexed applies a pod's op (add, fail, done, activate, ungate,
+// delete) to an IndexedDriver.
+func applyIndexed(d IndexedDriver, t *Trace, op *op) {
+	id := op.pod - 1
+	switch op.kind {
+	case opAdd:
+		d.AddIndex(id, op.priority, t.argsOf(op).gates)
+	case opFail:
+		a := t.argsOf(op)
+		d.FailIndex(id, a.plugins, a.pending)
+	case opDone:
+		d.DoneIndex(id)
+	case opActivate:
+		d.ActivateIndex(t.argsOf(op).podIDs)
+	case opUngate:
+		d.UngateIndex(id)
+	case opDelete:
+		d.DeleteIndex(id)
+	}
+}
+
+// applyNamed is applyIndexed for a Driver.
+func applyNamed(d Driver, t *Trace, op *op) {
+	pod := t.podName(op)
+	switch op.kind {
+	case opAdd:
+		d.Add(pod, op.priority, t.argsOf(op).gates)
+	case opFail:
+		a := t.argsOf(op)
+		d.Fail(pod, a.plugins, a.pending)
+	case opDone:
+		d.Done(pod)
+	case opActivate:
+		d.Activate(t.argsOf(op).pods)
+	case opUngate:
+		d.Ungate(pod)
+	case opDelete:
+		d.Delete(pod)
+	}
+}
+
+// check checks op against where the queue holds its pod (for add, fail,
+// done and ungate); name gives the pod's name for an error.
+func check(op *op, name func(*op) string, where string) error {
 	switch op.kind {
 	case opAdd:
 		if where != "" {
-			return lineErrorf(op.line, "add of pod %q, which the queue already holds (in %s)", pod, where)
+			return lineErrorf(op.line, "add of pod %q, which the queue already holds (in %s)", name(op), where)
 		}
 	case opFail, opDone:
 		if where != "inFlight" {
-			return lineErrorf(op.line, "%s of pod %q, which is not in flight", opKinds[op.kind], pod)
+			return lineErrorf(op.line, "%s of pod %q, which is not in flight", opKinds[op.kind], name(op))
 		}
 	case opUngate:
 		if where == "" {
-			return lineErrorf(op.line, "ungate of pod %q, which the queue does not hold", pod)
+			return lineErrorf(op.line, "ungate of pod %q, which the queue does not hold", name(op))
 		}
 	}
 	return nil
