@@ -209,6 +209,37 @@ func TestWriteCompareTable(t *testing.T) {
 	}
 }
 
+// A window over two namespaces (two priorities) shows the latency of each.
+func TestWriteCompareTable_latencyPerNamespace(t *testing.T) {
+	on, off := sampleResult("on", 1), sampleResult("off", 1)
+	for _, r := range []*runner.Result{on, off} {
+		for _, it := range r.DataItems {
+			if it.Labels[collect.LabelMetric] == collect.MetricPodSchedulingLatency {
+				low := collect.DataItem{Data: map[string]float64{"Perc50": 4321, "Perc90": 5000, "Perc99": 6000, "Max": 7000}, Unit: "ms", Labels: map[string]string{}}
+				for k, v := range it.Labels {
+					low.Labels[k] = v
+				}
+				low.Labels[collect.LabelNamespace] = "blocked-low"
+				r.DataItems = append(r.DataItems, low)
+				break
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteCompareTable(&buf, "G", PairResults([]*runner.Result{on}, []*runner.Result{off})); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"pod latency Perc50 blocked-low (ms)", "4321", "pod latency Perc50 namespace-2 (ms)", "700"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "pod latency Perc50 (ms)") {
+		t.Errorf("a window of two namespaces still has one latency row:\n%s", out)
+	}
+}
+
 func TestWriteSummaryTable(t *testing.T) {
 	var buf bytes.Buffer
 	if err := WriteSummaryTable(&buf, []*runner.Result{sampleResult("", 1)}); err != nil {

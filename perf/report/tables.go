@@ -41,6 +41,9 @@ type Metric struct {
 	// HigherIsBetter says which way is good, for the reader.
 	HigherIsBetter bool
 	Get            func(r *runner.Result, w *runner.Window) (float64, bool)
+	// latency is the bucket of a per-pod latency row, which a window with
+	// several namespaces shows once per namespace.
+	latency string
 }
 
 func dataItem(metric, bucket string, extra map[string]string) func(*runner.Result, *runner.Window) (float64, bool) {
@@ -112,10 +115,10 @@ var CompareMetrics = []Metric{
 	{Label: "SchedulingThroughput Perc50", Unit: "pods/s", HigherIsBetter: true, Get: dataItem(collect.MetricSchedulingThroughput, "Perc50", nil)},
 	{Label: "SchedulingThroughput Perc90", Unit: "pods/s", HigherIsBetter: true, Get: dataItem(collect.MetricSchedulingThroughput, "Perc90", nil)},
 	{Label: "SchedulingDuration", Unit: "s", Get: dataItem(collect.MetricSchedulingDuration, "Duration", nil)},
-	{Label: "pod latency Perc50", Unit: "ms", Get: dataItem(collect.MetricPodSchedulingLatency, "Perc50", nil)},
-	{Label: "pod latency Perc90", Unit: "ms", Get: dataItem(collect.MetricPodSchedulingLatency, "Perc90", nil)},
-	{Label: "pod latency Perc99", Unit: "ms", Get: dataItem(collect.MetricPodSchedulingLatency, "Perc99", nil)},
-	{Label: "pod latency Max", Unit: "ms", Get: dataItem(collect.MetricPodSchedulingLatency, "Max", nil)},
+	{Label: "pod latency Perc50", Unit: "ms", Get: dataItem(collect.MetricPodSchedulingLatency, "Perc50", nil), latency: "Perc50"},
+	{Label: "pod latency Perc90", Unit: "ms", Get: dataItem(collect.MetricPodSchedulingLatency, "Perc90", nil), latency: "Perc90"},
+	{Label: "pod latency Perc99", Unit: "ms", Get: dataItem(collect.MetricPodSchedulingLatency, "Perc99", nil), latency: "Perc99"},
+	{Label: "pod latency Max", Unit: "ms", Get: dataItem(collect.MetricPodSchedulingLatency, "Max", nil), latency: "Max"},
 	{Label: "attempt duration Average, scheduled", Unit: "ms", Get: dataItem(collect.AttemptDurationMetric, "Average", map[string]string{"result": "scheduled"})},
 	{Label: "attempt duration Average, unschedulable", Unit: "ms", Get: dataItem(collect.AttemptDurationMetric, "Average", map[string]string{"result": "unschedulable"})},
 	{Label: "SLI duration Perc99", Unit: "ms", Get: dataItem(collect.SLIDurationMetric, "Perc99", nil)},
@@ -127,6 +130,39 @@ var CompareMetrics = []Metric{
 	{Label: "incoming active/PopFromBackoffQ", Unit: "", Get: incoming("active/PopFromBackoffQ")},
 	{Label: "incoming active/BackoffComplete", Unit: "", Get: incoming("active/BackoffComplete")},
 	{Label: "pod creation rate", Unit: "pods/s", HigherIsBetter: true, Get: creationRate},
+}
+
+// compareRows are CompareMetrics for one window of r; a window that
+// measures several namespaces (pods of two priorities, say) gets the
+// latency rows once per namespace.
+func compareRows(r *runner.Result, window string) []Metric {
+	nss := latencyNamespaces(r, window)
+	if len(nss) < 2 {
+		return CompareMetrics
+	}
+	var out []Metric
+	for _, m := range CompareMetrics {
+		if m.latency == "" {
+			out = append(out, m)
+			continue
+		}
+		for _, ns := range nss {
+			out = append(out, Metric{Label: m.Label + " " + ns, Unit: m.Unit, Get: dataItem(collect.MetricPodSchedulingLatency, m.latency, map[string]string{collect.LabelNamespace: ns})})
+		}
+	}
+	return out
+}
+
+// latencyNamespaces are the namespaces with latency data items in window.
+func latencyNamespaces(r *runner.Result, window string) []string {
+	var out []string
+	for _, it := range r.DataItems {
+		if it.Labels[collect.LabelMetric] == collect.MetricPodSchedulingLatency && strings.HasSuffix(it.Labels[collect.LabelName], "/"+window) {
+			out = append(out, it.Labels[collect.LabelNamespace])
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func fmtValue(v float64, ok bool) string {
@@ -184,7 +220,7 @@ func WriteCompareTable(w io.Writer, gate string, pairs []Pair) error {
 		for _, win := range p.On.Windows {
 			offWin := findWindow(p.Off, win.Name)
 			fmt.Fprintf(tw, "%s  [%s]\t\t\t\t\n", name, win.Name)
-			for _, m := range CompareMetrics {
+			for _, m := range compareRows(p.On, win.Name) {
 				a, okA := m.Get(p.On, &win)
 				var b float64
 				okB := false
