@@ -61,6 +61,34 @@ type IndexedDriver interface {
 	WhereIndex(i int32) string
 }
 
+// byName is an IndexedDriver that passes names, for drivers that only take
+// names.
+type byName struct {
+	Driver
+	names []string
+	// pods is activate's list, reused.
+	pods []string
+}
+
+func (d *byName) SetPodNames(names []string) { d.names = names }
+func (d *byName) AddIndex(i int32, priority int32, gates []string) {
+	d.Add(d.names[i], priority, gates)
+}
+func (d *byName) FailIndex(i int32, plugins, pending []string) {
+	d.Fail(d.names[i], plugins, pending)
+}
+func (d *byName) DoneIndex(i int32) { d.Done(d.names[i]) }
+func (d *byName) ActivateIndex(is []int32) {
+	d.pods = d.pods[:0]
+	for _, i := range is {
+		d.pods = append(d.pods, d.names[i])
+	}
+	d.Activate(d.pods)
+}
+func (d *byName) UngateIndex(i int32)       { d.Ungate(d.names[i]) }
+func (d *byName) DeleteIndex(i int32)       { d.Delete(d.names[i]) }
+func (d *byName) WhereIndex(i int32) string { return d.Where(d.names[i]) }
+
 // Quiescer is implemented by drivers that can tell when the periodic flushes
 // have nothing to do, so that long gaps between operations cost nothing.
 type Quiescer interface {
@@ -235,9 +263,10 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 	var line []byte
 	prev := int64(0)
 	ix, indexed := d.(IndexedDriver)
-	if indexed {
-		ix.SetPodNames(t.names)
+	if !indexed {
+		ix = &byName{Driver: d}
 	}
+	ix.SetPodNames(t.names)
 	q, _ := d.(Quiescer)
 	lister, _ := d.(PodLister)
 	var pods []NamedPodState
@@ -257,16 +286,9 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 		runPeriodic(d, q, prev, op.at)
 		prev = op.at
 		d.SetTime(op.at)
-		id := op.pod - 1
 		switch op.kind {
 		case opAdd, opFail, opDone, opUngate:
-			var where string
-			if indexed {
-				where = ix.WhereIndex(id)
-			} else {
-				where = d.Where(t.podName(op))
-			}
-			if err := check(op, t.podName, where); err != nil {
+			if err := check(op, t.podName, ix.WhereIndex(op.pod-1)); err != nil {
 				return err
 			}
 		}
@@ -287,11 +309,7 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 				return err
 			}
 		default:
-			if indexed {
-				applyIndexed(ix, t, op)
-			} else {
-				applyNamed(d, t, op)
-			}
+			apply(ix, t, op)
 		}
 	}
 	s, l := snapshot()
@@ -330,9 +348,8 @@ func runPeriodic(d Driver, q Quiescer, from, to int64) {
 	}
 }
 
-// applyIndexed applies a pod's op (add, fail, done, activate, ungate,
-// delete) to an IndexedDriver.
-func applyIndexed(d IndexedDriver, t *Trace, op *op) {
+// apply applies a pod's op (add, fail, done, activate, ungate, delete).
+func apply(d IndexedDriver, t *Trace, op *op) {
 	id := op.pod - 1
 	switch op.kind {
 	case opAdd:
@@ -348,26 +365,6 @@ func applyIndexed(d IndexedDriver, t *Trace, op *op) {
 		d.UngateIndex(id)
 	case opDelete:
 		d.DeleteIndex(id)
-	}
-}
-
-// applyNamed is applyIndexed for a Driver.
-func applyNamed(d Driver, t *Trace, op *op) {
-	pod := t.podName(op)
-	switch op.kind {
-	case opAdd:
-		d.Add(pod, op.priority, t.argsOf(op).gates)
-	case opFail:
-		a := t.argsOf(op)
-		d.Fail(pod, a.plugins, a.pending)
-	case opDone:
-		d.Done(pod)
-	case opActivate:
-		d.Activate(t.argsOf(op).pods)
-	case opUngate:
-		d.Ungate(pod)
-	case opDelete:
-		d.Delete(pod)
 	}
 }
 
