@@ -34,5 +34,6 @@ behaves.`,
 	root.AddCommand(newCmdCluster(ro, streams))
 	root.AddCommand(newCmdRun(ro, streams))
 	root.AddCommand(newCmdDemoSeed(streams))
+	root.AddCommand(newCmdReport(streams))
 	return root
 }

@@ -427,7 +427,6 @@ func (o *RunOptions) writeResults(started time.Time, byVariant [][]*runner.Resul
 	}
 	files = append(files, resultsPath)
 
-	var table bytes.Buffer
 	h := report.HTML{
 		Title:     "schedq-perf: " + filepath.Base(o.path),
 		Command:   "schedq-perf run " + strings.Join(os.Args[1:], " "),
@@ -437,38 +436,51 @@ func (o *RunOptions) writeResults(started time.Time, byVariant [][]*runner.Resul
 		Results:   all,
 	}
 	if o.compare != "" {
-		pairs := report.PairResults(byVariant[0], byVariant[1])
-		h.Pairs = pairs
-		err = report.WriteCompareTable(&table, o.compare, pairs)
-	} else {
-		err = report.WriteSummaryTable(&table, all)
+		h.Pairs = report.PairResults(byVariant[0], byVariant[1])
 	}
+	table, written, err := writeReport(o.out, h)
 	if err != nil {
 		return err
 	}
-	htmlPath := filepath.Join(o.out, "report.html")
-	f, err := os.Create(htmlPath)
-	if err != nil {
-		return err
-	}
-	if err := h.Write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	files = append(files, htmlPath)
-	if err := os.WriteFile(filepath.Join(o.out, "summary.txt"), table.Bytes(), 0o644); err != nil {
-		return err
-	}
+	files = append(files, written...)
 
-	fmt.Fprint(o.Out, table.String())
+	fmt.Fprint(o.Out, table)
 	fmt.Fprintf(o.Out, "\nresults in %s:\n", o.out)
 	for _, p := range files {
 		fmt.Fprintf(o.Out, "  %s\n", filepath.Base(p))
 	}
 	return nil
+}
+
+// writeReport writes the table (summary.txt) and the HTML report of h's
+// results into dir, and returns the table and the files.
+func writeReport(dir string, h report.HTML) (string, []string, error) {
+	var table bytes.Buffer
+	var err error
+	if h.Gate != "" {
+		err = report.WriteCompareTable(&table, h.Gate, h.Pairs)
+	} else {
+		err = report.WriteSummaryTable(&table, h.Results)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	htmlPath := filepath.Join(dir, "report.html")
+	f, err := os.Create(htmlPath)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := h.Write(f); err != nil {
+		f.Close()
+		return "", nil, err
+	}
+	if err := f.Close(); err != nil {
+		return "", nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "summary.txt"), table.Bytes(), 0o644); err != nil {
+		return "", nil, err
+	}
+	return table.String(), []string{htmlPath}, nil
 }
 
 // hostInfo describes the machine the run measured.
