@@ -3,7 +3,10 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +30,25 @@ func TestAppendSnapshot(t *testing.T) {
 			},
 		},
 	}
+	// Enough pods to be sorted by key: names sharing prefixes, names that are
+	// prefixes of others, zero bytes, long ties in the first 8 bytes.
+	many := map[string]PodState{}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 3000 {
+		n := "ns-" + strconv.Itoa(r.IntN(20)) + "/"
+		switch i % 4 {
+		case 0:
+			n += "p" + strconv.Itoa(r.IntN(1000))
+		case 1:
+			n += "pod-with-a-long-name-" + strconv.Itoa(r.IntN(500))
+		case 2:
+			n += strings.Repeat("\x00", r.IntN(3)) + strings.Repeat("a", r.IntN(12))
+		default:
+			n = n[:r.IntN(len(n)+1)]
+		}
+		many[n] = PodState{Queue: "active", Attempts: i}
+	}
+	snapshots = append(snapshots, Snapshot{Incoming: map[string]map[string]int{}, Pods: many})
 	for i, s := range snapshots {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
