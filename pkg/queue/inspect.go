@@ -32,6 +32,15 @@ func (p *PriorityQueue) LocatePod(pod *Pod) (Location, *QueuedPodInfo) {
 	return p.locate(p.intern(pod))
 }
 
+// LocateID is Locate for the pod that SetPodID gave id, without reading its
+// Pod object.
+func (p *PriorityQueue) LocateID(id int32) (Location, *QueuedPodInfo) {
+	if id < 0 || int(id) >= len(p.keys) || p.keys[id] == "" {
+		return "", nil
+	}
+	return p.locate(id)
+}
+
 func (p *PriorityQueue) locate(id int32) (Location, *QueuedPodInfo) {
 	if pi, ok := p.activeQ.queue.Get(id); ok {
 		return LocationActive, pi

@@ -132,6 +132,8 @@ func (m *Model) SetPodNames(names []string) {
 		panic("trace: a Model driven by names was given indices")
 	}
 	m.names = names
+	// Every pod of the replay gets a state: one allocation, not a growing table.
+	m.pods = slices.Grow(m.pods, max(0, len(names)-len(m.pods)))
 }
 
 // state returns pod i's state, growing the table for a new index.
@@ -310,7 +312,8 @@ func (m *Model) WhereIndex(i int32) string {
 	if st.inFlight != nil {
 		return string(queue.LocationInFlight)
 	}
-	loc, _ := m.Queue.LocatePod(st.pod)
+	// The queue's ID of pod i is i (newPod).
+	loc, _ := m.Queue.LocateID(i)
 	return string(loc)
 }
 
