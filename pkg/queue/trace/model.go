@@ -37,6 +37,8 @@ type Model struct {
 	Queue   *queue.PriorityQueue
 	Metrics *queue.Recorder
 	clock   *clock
+	// ms is the clock's reading, in milliseconds after Epoch.
+	ms int64
 	// pods is indexed by pod index.
 	pods []podState
 	// names[i] is pod i's name: the replay's (SetPodNames), or those the
@@ -175,7 +177,13 @@ func (m *Model) pod(i int32) *queue.Pod {
 }
 
 // SetTime implements Driver.
-func (m *Model) SetTime(ms int64) { m.clock.now = Epoch.Add(time.Duration(ms) * time.Millisecond) }
+func (m *Model) SetTime(ms int64) {
+	// Most operations share their instant with the one before.
+	if ms != m.ms {
+		m.ms = ms
+		m.clock.now = Epoch.Add(time.Duration(ms) * time.Millisecond)
+	}
+}
 
 // Add implements Driver.
 func (m *Model) Add(name string, priority int32, gates []string) {
