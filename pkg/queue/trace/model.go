@@ -8,10 +8,21 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 )
 
-// clock is the model's virtual clock.
-type clock struct{ now time.Time }
+// clock is the model's virtual clock. It is set in milliseconds and makes
+// the time.Time only when read: most instants of a trace see no reading.
+type clock struct {
+	ms    int64
+	now   time.Time
+	stale bool
+}
 
-func (c *clock) Now() time.Time { return c.now }
+func (c *clock) Now() time.Time {
+	if c.stale {
+		c.now = Epoch.Add(time.Duration(c.ms) * time.Millisecond)
+		c.stale = false
+	}
+	return c.now
+}
 
 // eventObject is the new object of a trace event: it carries which plugins
 // answer Queue, so that in-flight pods asking later get the same answers.
@@ -37,8 +48,6 @@ type Model struct {
 	Queue   *queue.PriorityQueue
 	Metrics *queue.Recorder
 	clock   *clock
-	// ms is the clock's reading, in milliseconds after Epoch.
-	ms int64
 	// pods is indexed by pod index.
 	pods []podState
 	// names[i] is pod i's name: the replay's (SetPodNames), or those the
@@ -179,9 +188,8 @@ func (m *Model) pod(i int32) *queue.Pod {
 // SetTime implements Driver.
 func (m *Model) SetTime(ms int64) {
 	// Most operations share their instant with the one before.
-	if ms != m.ms {
-		m.ms = ms
-		m.clock.now = Epoch.Add(time.Duration(ms) * time.Millisecond)
+	if ms != m.clock.ms {
+		m.clock.ms, m.clock.stale = ms, true
 	}
 }
 
