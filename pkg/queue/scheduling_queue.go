@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
@@ -225,6 +226,13 @@ func (p *PriorityQueue) SetPodID(pod *Pod, key string, id int32) {
 		panic("queue: SetPodID: ID of " + p.keys[id] + " given to " + key)
 	}
 	pod.key, pod.internedBy, pod.id = key, p, id
+}
+
+// ReservePodIDs makes room for IDs below n, for a caller about to give
+// SetPodID that many: the ID table then grows once, not one ID at a time.
+func (p *PriorityQueue) ReservePodIDs(n int) {
+	p.keys = slices.Grow(p.keys, max(0, n-len(p.keys)))
+	p.unmapped = slices.Grow(p.unmapped, max(0, n-len(p.unmapped)))
 }
 
 // SchedulingCycle is the number of pods handed out so far.

@@ -145,6 +145,7 @@ func (m *Model) SetPodNames(names []string) {
 	m.names = names
 	// Every pod of the replay gets a state: one allocation, not a growing table.
 	m.pods = slices.Grow(m.pods, max(0, len(names)-len(m.pods)))
+	m.Queue.ReservePodIDs(len(names))
 }
 
 // state returns pod i's state, growing the table for a new index.
