@@ -82,10 +82,16 @@ func (h *Heap[T]) less(a, b *Key) bool {
 			return false
 		}
 	}
+	return lessByPriority(a, b)
+}
+
+// lessByPriority is less under ByPriority, small enough to inline: activeQ's
+// sifts, the most frequent, then call nothing per comparison.
+func lessByPriority(a, b *Key) bool {
 	if a.Priority != b.Priority {
 		return a.Priority > b.Priority
 	}
-	return a.timestamp().before(b.timestamp())
+	return a.TimestampSec < b.TimestampSec || a.TimestampSec == b.TimestampSec && a.TimestampNsec < b.TimestampNsec
 }
 
 // up and down are container/heap's, moving the item through a hole instead
@@ -93,9 +99,13 @@ func (h *Heap[T]) less(a, b *Key) bool {
 func (h *Heap[T]) up(j int) {
 	q := h.queue
 	e := q[j]
+	byPriority := h.order == ByPriority
 	for {
 		i := (j - 1) / 2 // parent
-		if i == j || !h.less(&e.key, &q[i].key) {
+		if i == j {
+			break
+		}
+		if byPriority && !lessByPriority(&e.key, &q[i].key) || !byPriority && !h.less(&e.key, &q[i].key) {
 			break
 		}
 		q[j] = q[i]
@@ -110,16 +120,19 @@ func (h *Heap[T]) down(i0, n int) bool {
 	q := h.queue
 	e := q[i0]
 	i := i0
+	byPriority := h.order == ByPriority
 	for {
 		j1 := 2*i + 1
 		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
 			break
 		}
 		j := j1 // left child
-		if j2 := j1 + 1; j2 < n && h.less(&q[j2].key, &q[j1].key) {
-			j = j2 // = 2*i + 2  // right child
+		if j2 := j1 + 1; j2 < n {
+			if byPriority && lessByPriority(&q[j2].key, &q[j1].key) || !byPriority && h.less(&q[j2].key, &q[j1].key) {
+				j = j2 // = 2*i + 2  // right child
+			}
 		}
-		if !h.less(&q[j].key, &e.key) {
+		if byPriority && !lessByPriority(&q[j].key, &e.key) || !byPriority && !h.less(&q[j].key, &e.key) {
 			break
 		}
 		q[i] = q[j]
