@@ -62,7 +62,12 @@ type errorCycle struct {
 // series, whose later failures are not written, or the event is late (the
 // scheduler's client writes events behind its bindings and status updates,
 // at a limited rate).
-func extrapolateErrors(last time.Time, count int, grace time.Duration, now time.Time, cfg Config, grid flushGrid) *errorCycle {
+//
+// drift is how long a pod released by the flush may wait in activeQ before
+// it is popped (a busy activeQ, from the queue metrics): each hidden cycle
+// may end that much later, so its window widens by as much, up to a whole
+// cycle, when the phase is lost.
+func extrapolateErrors(last time.Time, count int, grace, drift time.Duration, now time.Time, cfg Config, grid flushGrid) *errorCycle {
 	c := &errorCycle{failures: count, lastFailure: last}
 	backoff := func(n int) time.Duration {
 		return queue.CalculateBackoffDuration(cfg.PodInitialBackoff, cfg.PodMaxBackoff, n)
@@ -93,10 +98,16 @@ func extrapolateErrors(last time.Time, count int, grace time.Duration, now time.
 			c.recent = c.recent[1:]
 		}
 		if grid.pfb || grid.known {
-			lo, hi = grid.completion(expiry(c.lastFailure, c.failures))
+			var late time.Time
+			lo, _ = grid.completion(expiry(c.lastFailure, c.failures))
+			_, late = grid.completion(expiry(hi.Add(drift+popToFailure), c.failures))
+			hi = late
 		} else {
 			d := nextTick(lo, lo.Add(popToFailure+backoff(c.failures))).Sub(lo)
-			lo, hi = lo.Add(d), hi.Add(d)
+			lo, hi = lo.Add(d), hi.Add(d+drift)
+		}
+		if cycle := backoff(c.failures) + queue.BackoffQFlushInterval; hi.Sub(lo) > cycle {
+			lo = hi.Add(-cycle)
 		}
 	}
 	c.popEarliest, c.popLatest = lo, hi

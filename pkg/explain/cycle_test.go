@@ -20,6 +20,7 @@ func TestExtrapolateErrors(t *testing.T) {
 		last  time.Duration
 		count int
 		grace time.Duration
+		drift time.Duration
 		now   time.Duration
 		pfb   bool
 		// want
@@ -48,10 +49,18 @@ func TestExtrapolateErrors(t *testing.T) {
 		{name: "gate off, a series: cycles of backoff + 1 s", last: 10*time.Second + 50*ms, count: 2, grace: popToFailure, now: 20 * time.Second,
 			// pops in [12.8, 13.05] (fails, backoff 4), [17.8, 18.05] (backoff 8), then [26.8, 27.05]
 			failures: 4, hidden: 2, lo: 26*time.Second + 800*ms, hi: 27*time.Second + 50*ms},
+		// A busy activeQ delays each pop by up to drift: the windows of the
+		// hidden cycles widen by as much, up to a whole cycle.
+		{name: "a series, busy activeQ: windows widen", last: 100 * ms, count: 3, grace: popToFailure, drift: 2 * time.Second, now: 16 * time.Second, pfb: true,
+			// pops in [5, 5]; fails by 7.1 at the latest, backoff 8: [14, 16]
+			failures: 4, hidden: 1, lo: 14 * time.Second, hi: 16 * time.Second},
+		{name: "a series, busy activeQ, many cycles: the phase is lost", last: 100 * ms, count: 5, grace: popToFailure, drift: 4 * time.Second, now: 2 * time.Minute, pfb: true,
+			// windows one whole cycle wide (10 s backoff + the 1 s flush), now inside
+			failures: 13, hidden: 8, lo: 2 * time.Minute, hi: 2*time.Minute + 11*time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/popFromBackoffQ=%v", tt.name, tt.pfb), func(t *testing.T) {
-			c := extrapolateErrors(at(tt.last), tt.count, tt.grace, at(tt.now), DefaultConfig(), flushGrid{pfb: tt.pfb})
+			c := extrapolateErrors(at(tt.last), tt.count, tt.grace, tt.drift, at(tt.now), DefaultConfig(), flushGrid{pfb: tt.pfb})
 			if c.failures != tt.failures || c.hidden != tt.hidden || !c.popEarliest.Equal(at(tt.lo)) || !c.popLatest.Equal(at(tt.hi)) {
 				t.Errorf("got failures %d hidden %d pop [%v, %v], want %d %d [%v, %v]",
 					c.failures, c.hidden, c.popEarliest.Sub(t0), c.popLatest.Sub(t0),

@@ -83,9 +83,13 @@ func Infer(in Input) []Explanation {
 		pfb, pfbKnown = *in.Metrics.PopFromBackoffQ, true
 	}
 	events := indexEvents(in.Events)
+	perPod := pace(events)
 	ob := &observer{in: in, schedulerName: schedulerName, pfb: pfb,
 		activeEmpty: in.Metrics != nil && in.Metrics.Pending[queue.LabelActive] == 0,
 		grid:        learnGrid(pfb, afterFlush(events))}
+	if in.Metrics != nil {
+		ob.activeWait = min(time.Duration(in.Metrics.Pending[queue.LabelActive])*perPod, in.Config.PodMaxBackoff)
+	}
 
 	all := in.PendingPods
 	if all == nil {
@@ -112,7 +116,7 @@ func Infer(in Input) []Explanation {
 
 	applyPodDeletes(order, podDeletes(order), in.Now)
 	pl := place(order, in, ob.grid, ob.activeEmpty)
-	pl.perPod = pace(events)
+	pl.perPod = perPod
 
 	out := make([]Explanation, 0, len(in.Pods))
 	for _, p := range in.Pods {
@@ -219,7 +223,10 @@ type observer struct {
 	// activeEmpty says the metrics show an empty activeQ: a pod whose
 	// backoff completed cannot be waiting there.
 	activeEmpty bool
-	grid        flushGrid
+	// activeWait is how long a pod entering activeQ now waits for its
+	// turn: the pods the metrics put there, at the scheduler's pace.
+	activeWait time.Duration
+	grid       flushGrid
 }
 
 func (ob *observer) observePod(p *corev1.Pod, evs []eventSummary) *podFacts {
@@ -319,9 +326,9 @@ func (ob *observer) observePod(p *corev1.Pod, evs []eventSummary) *podFacts {
 		// activeQ busy and the events current, a while in activeQ.
 		grace := popToFailure
 		if !lagging && !activeEmpty {
-			grace = readyGrace
+			grace = max(readyGrace, ob.activeWait)
 		}
-		f.cycle = extrapolateErrors(fail.Time, max(consecutiveErrors, 1), grace, now, cfg, ob.grid)
+		f.cycle = extrapolateErrors(fail.Time, max(consecutiveErrors, 1), grace, ob.activeWait, now, cfg, ob.grid)
 		if f.cycle.hidden > 0 {
 			f.evidence = append(f.evidence, fmt.Sprintf("the event series hides later failures: %d more estimated from the error backoff's rhythm, the last at about %s",
 				f.cycle.hidden, f.cycle.lastFailure.Format(time.RFC3339)))
