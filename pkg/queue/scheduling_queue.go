@@ -455,7 +455,10 @@ func (p *PriorityQueue) newQueuedPodInfo(pod *Pod) *QueuedPodInfo {
 	}
 	pInfo := &p.podInfos[0]
 	p.podInfos = p.podInfos[1:]
-	*pInfo = QueuedPodInfo{Pod: pod, id: p.intern(pod), Timestamp: p.clock.Now()}
+	// The slot is fresh, all zero: set only what is not, field by field
+	// rather than copying a whole record (with write barriers while the GC
+	// runs).
+	pInfo.Pod, pInfo.id, pInfo.Timestamp = pod, p.intern(pod), p.clock.Now()
 	return pInfo
 }
 

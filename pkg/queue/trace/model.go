@@ -157,14 +157,20 @@ func (m *Model) state(i int32) *podState {
 	return &m.pods[i]
 }
 
-// copyPod returns a new object equal to p: one allocation per block of pods,
-// not per pod.
-func (m *Model) copyPod(p *queue.Pod) *queue.Pod {
+// zeroPod returns a new zero object: one allocation per block of pods, not
+// per pod.
+func (m *Model) zeroPod() *queue.Pod {
 	if len(m.podBlock) == 0 {
 		m.podBlock = make([]queue.Pod, 256)
 	}
 	c := &m.podBlock[0]
 	m.podBlock = m.podBlock[1:]
+	return c
+}
+
+// copyPod returns a new object equal to p.
+func (m *Model) copyPod(p *queue.Pod) *queue.Pod {
+	c := m.zeroPod()
 	*c = *p
 	return c
 }
@@ -173,7 +179,9 @@ func (m *Model) copyPod(p *queue.Pod) *queue.Pod {
 func (m *Model) newPod(i int32) *queue.Pod {
 	name := m.names[i]
 	ns, n, _ := strings.Cut(name, "/")
-	p := m.copyPod(&queue.Pod{Namespace: ns, Name: n, UID: name})
+	// Field by field: the rest is zero already.
+	p := m.zeroPod()
+	p.Namespace, p.Name, p.UID = ns, n, name
 	m.Queue.SetPodID(p, name, i)
 	return p
 }
