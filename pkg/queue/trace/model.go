@@ -256,6 +256,9 @@ func (m *Model) DoneIndex(i int32) {
 	st := m.state(i)
 	st.inFlight = nil
 	m.Queue.Done(st.pod)
+	// The pod is nowhere now; an add makes a new object anyway. Letting go
+	// of this one lets the collector free it.
+	st.pod = nil
 }
 
 // Event implements Driver.
@@ -308,7 +311,13 @@ func (m *Model) UngateIndex(i int32) {
 func (m *Model) Delete(name string) { m.DeleteIndex(m.index(name)) }
 
 // DeleteIndex implements IndexedDriver.
-func (m *Model) DeleteIndex(i int32) { m.Queue.Delete(m.pod(i)) }
+func (m *Model) DeleteIndex(i int32) {
+	// Without an object the pod is nowhere (never added, or done): the
+	// delete would find nothing.
+	if st := m.state(i); st.pod != nil {
+		m.Queue.Delete(st.pod)
+	}
+}
 
 // FlushBackoffQCompleted implements Driver.
 func (m *Model) FlushBackoffQCompleted() { m.Queue.FlushBackoffQCompleted() }
