@@ -113,6 +113,3 @@ func (p *PriorityQueue) Len() (active, backoff, unschedulable int) {
 // assigning one if the key is new. IDs are small integers from 0, stable for
 // the queue's life, so callers can keep per-pod state in a slice.
 func (p *PriorityQueue) PodID(pod *Pod) int32 { return p.intern(pod) }
-
-// KeyID returns the ID of a key the queue has seen.
-func (p *PriorityQueue) KeyID(key string) (int32, bool) { return p.keyID(key) }
