@@ -72,9 +72,7 @@ func extrapolateErrors(last time.Time, count int, grace, drift time.Duration, no
 	backoff := func(n int) time.Duration {
 		return queue.CalculateBackoffDuration(cfg.PodInitialBackoff, cfg.PodMaxBackoff, n)
 	}
-	expiry := func(t time.Time, n int) time.Time {
-		return queue.BackoffExpiry(t, 0, n, cfg.PodInitialBackoff, cfg.PodMaxBackoff, grid.pfb)
-	}
+	expiry := func(t time.Time, n int) time.Time { return errorExpiry(t, n, cfg, grid) }
 	var lo, hi time.Time
 	switch {
 	case grid.pfb || grid.known || count < 2:
@@ -98,10 +96,8 @@ func extrapolateErrors(last time.Time, count int, grace, drift time.Duration, no
 			c.recent = c.recent[1:]
 		}
 		if grid.pfb || grid.known {
-			var late time.Time
 			lo, _ = grid.completion(expiry(c.lastFailure, c.failures))
-			_, late = grid.completion(expiry(hi.Add(drift+popToFailure), c.failures))
-			hi = late
+			_, hi = grid.completion(expiry(hi.Add(drift+popToFailure), c.failures))
 		} else {
 			d := nextTick(lo, lo.Add(popToFailure+backoff(c.failures))).Sub(lo)
 			lo, hi = lo.Add(d), hi.Add(d+drift)
@@ -124,10 +120,13 @@ func nextTick(grid, t time.Time) time.Time {
 // nextCycle is the pop window of the cycle after the current one, for a pod
 // that failed again, out of sight, between its pop and now.
 func (c *errorCycle) nextCycle(now time.Time, cfg Config, grid flushGrid) (earliest, latest time.Time) {
-	expiry := func(t time.Time) time.Time {
-		return queue.BackoffExpiry(t, 0, c.failures+1, cfg.PodInitialBackoff, cfg.PodMaxBackoff, grid.pfb)
-	}
-	earliest, _ = grid.completion(expiry(c.popEarliest.Add(popToFailure)))
-	_, latest = grid.completion(expiry(now))
+	earliest, _ = grid.completion(errorExpiry(c.popEarliest.Add(popToFailure), c.failures+1, cfg, grid))
+	_, latest = grid.completion(errorExpiry(now, c.failures+1, cfg, grid))
 	return earliest, latest
+}
+
+// errorExpiry is when the backoff of a pod that failed with its n-th error
+// in a row at t expires.
+func errorExpiry(t time.Time, n int, cfg Config, grid flushGrid) time.Time {
+	return queue.BackoffExpiry(t, 0, n, cfg.PodInitialBackoff, cfg.PodMaxBackoff, grid.pfb)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-
 	"fmt"
 	"os"
 	"path/filepath"
