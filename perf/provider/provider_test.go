@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-schedq/kubectl-schedq/perf/collect"
+	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/runner"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
@@ -90,19 +91,7 @@ func TestKindConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "kind-config.golden.yaml")
-	if *update {
-		if err := os.WriteFile(golden, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(data)); diff != "" {
-		t.Errorf("%s (-want, +got):\n%s", golden, diff)
-	}
+	testsupport.Golden(t, filepath.Join("testdata", "kind-config.golden.yaml"), data, *update)
 
 	// kind reads it strictly as v1alpha4.
 	var back v1alpha4.Cluster

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-schedq/kubectl-schedq/perf/collect"
+	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/runner"
 )
 
@@ -138,19 +139,7 @@ func TestWriteDataItems_loadsAsPerfDashExpects(t *testing.T) {
 		t.Errorf("ReadDataItems: %v", err)
 	}
 
-	golden := filepath.Join("testdata", "dataitems.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(data)); diff != "" {
-		t.Errorf("%s (-want, +got):\n%s", golden, diff)
-	}
+	testsupport.Golden(t, filepath.Join("testdata", "dataitems.golden.json"), data, *update)
 }
 
 func TestDataItemsFileName(t *testing.T) {

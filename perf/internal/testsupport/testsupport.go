@@ -1,11 +1,14 @@
 // Package testsupport holds what the perf module's tests share: a log tail
-// for control planes started in tests, and a poller.
+// for control planes started in tests, a poller, and golden files.
 package testsupport
 
 import (
+	"os"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TailBuffer keeps the last Max bytes written to it, so that a test can show
@@ -49,5 +52,23 @@ func Eventually(t testing.TB, timeout, interval time.Duration, cond func() strin
 			t.Fatalf("after %v: %s", timeout, msg)
 		}
 		time.Sleep(interval)
+	}
+}
+
+// Golden compares got with the golden file at path, after rewriting the
+// file with got when update is set (a test's -update flag).
+func Golden(t testing.TB, path string, got []byte, update bool) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want, +got):\n%s", path, diff)
 	}
 }
