@@ -97,30 +97,20 @@ func reportOps(b *testing.B, ops int, c cost) {
 }
 
 // BenchmarkReplay_Model replays each large trace through the model.
-func BenchmarkReplay_Model(b *testing.B) {
-	for _, bc := range benchCases {
-		b.Run(bc.name, func(b *testing.B) {
-			tr := bc.large(b)
-			b.ResetTimer()
-			var c cost
-			for i := 0; i < b.N; i++ {
-				c.add(replayModelOnce(b, tr))
-			}
-			reportOps(b, tr.Len(), c)
-		})
-	}
-}
+func BenchmarkReplay_Model(b *testing.B) { benchReplay(b, replayModelOnce) }
 
 // BenchmarkReplay_Upstream replays each large trace through upstream's
 // PriorityQueue.
-func BenchmarkReplay_Upstream(b *testing.B) {
+func BenchmarkReplay_Upstream(b *testing.B) { benchReplay(b, replayUpstreamOnce) }
+
+func benchReplay(b *testing.B, replayOnce func(*testing.B, *trace.Trace) cost) {
 	for _, bc := range benchCases {
 		b.Run(bc.name, func(b *testing.B) {
 			tr := bc.large(b)
 			b.ResetTimer()
 			var c cost
 			for i := 0; i < b.N; i++ {
-				c.add(replayUpstreamOnce(b, tr))
+				c.add(replayOnce(b, tr))
 			}
 			reportOps(b, tr.Len(), c)
 		})
