@@ -10,10 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
+	"github.com/kubectl-schedq/kubectl-schedq/workloads"
 )
 
 // popFromBackoffQ is the KEP-5142 gate. Runners compare it on and off
@@ -141,4 +143,44 @@ func leadingComment(data []byte) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// TestList checks what `perf list` shows: every file, its purpose and both
+// sizes of every test case, and that each embedded file selects its
+// integration-test workloads from the embedded templates alone.
+func TestList(t *testing.T) {
+	infos, err := workloads.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := workloadFiles(t)
+	if len(infos) != len(files) {
+		t.Fatalf("List has %d workloads, the directory %d files", len(infos), len(files))
+	}
+	for _, info := range infos {
+		if !strings.HasSuffix(info.Purpose, ".") && !strings.HasSuffix(info.Purpose, "?") || strings.HasPrefix(info.Purpose, "Scenario") || len(info.Purpose) < 20 {
+			t.Errorf("%s: purpose %q: want the first sentence of the opening comment", info.Name, info.Purpose)
+		}
+		for _, tc := range info.TestCases {
+			var labels []string
+			for _, w := range tc.Workloads {
+				labels = append(labels, w.Labels...)
+			}
+			for _, want := range []string{"integration-test", "performance"} {
+				if !slices.Contains(labels, want) {
+					t.Errorf("%s/%s: no %s size", info.Name, tc.Name, want)
+				}
+			}
+		}
+		f, err := workloads.Load(info.Name)
+		if err != nil {
+			t.Fatalf("Load(%q): %v", info.Name, err)
+		}
+		if _, err := f.Select("", "", "integration-test"); err != nil {
+			t.Errorf("%s: Select from the embedded files: %v", info.Name, err)
+		}
+	}
+	if _, err := workloads.Load("no-such-workload"); err == nil || !strings.Contains(err.Error(), "perf list") {
+		t.Errorf("Load of an unknown name: %v, want an error that points to perf list", err)
+	}
 }

@@ -63,12 +63,16 @@ type Options struct {
 	FeatureGates map[string]bool
 
 	// SchedulerConfigFile is a KubeSchedulerConfiguration
-	// (kubescheduler.config.k8s.io/v1) file. SchedulerConfig is the same as an
-	// object. At most one may be set; with neither, every field has
-	// kube-scheduler's default. clientConnection.kubeconfig is replaced by
-	// the control plane's own, and leader election is turned off.
-	SchedulerConfigFile string
-	SchedulerConfig     *configv1.KubeSchedulerConfiguration
+	// (kubescheduler.config.k8s.io/v1) file. SchedulerConfigData is the
+	// same already read (SchedulerConfigSource names it in errors), and
+	// SchedulerConfig the same as an object. At most one may be set; with
+	// none, every field has kube-scheduler's default.
+	// clientConnection.kubeconfig is replaced by the control plane's own,
+	// and leader election is turned off.
+	SchedulerConfigFile   string
+	SchedulerConfigData   []byte
+	SchedulerConfigSource string
+	SchedulerConfig       *configv1.KubeSchedulerConfiguration
 
 	// Nodes is how many fake nodes (FakeNode, named FakeNodeName(i)) to
 	// create before Start returns.

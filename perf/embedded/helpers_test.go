@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/testsupport"
+	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 )
 
 // startForTest starts a control plane whose logs are shown only when the

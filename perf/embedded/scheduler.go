@@ -38,9 +38,20 @@ const defaultSchedulerConfig = "apiVersion: kubescheduler.config.k8s.io/v1\nkind
 func schedulerConfig(opts Options) (*config.KubeSchedulerConfiguration, error) {
 	var data []byte
 	source := "the default scheduler configuration"
+	set := 0
+	for _, ok := range []bool{opts.SchedulerConfigFile != "", opts.SchedulerConfigData != nil, opts.SchedulerConfig != nil} {
+		if ok {
+			set++
+		}
+	}
 	switch {
-	case opts.SchedulerConfigFile != "" && opts.SchedulerConfig != nil:
-		return nil, errors.New("SchedulerConfigFile and SchedulerConfig are mutually exclusive")
+	case set > 1:
+		return nil, errors.New("SchedulerConfigFile, SchedulerConfigData and SchedulerConfig are mutually exclusive")
+	case opts.SchedulerConfigData != nil:
+		source, data = opts.SchedulerConfigSource, opts.SchedulerConfigData
+		if source == "" {
+			source = "Options.SchedulerConfigData"
+		}
 	case opts.SchedulerConfigFile != "":
 		source = opts.SchedulerConfigFile
 		var err error

@@ -17,13 +17,13 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
-	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/testsupport"
-	"github.com/kubectl-schedq/kubectl-schedq/perf/provider"
-	"github.com/kubectl-schedq/kubectl-schedq/perf/runner"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
 
@@ -306,7 +306,7 @@ func recordWorkload(t *testing.T, pfb bool, file, testCase, name string, logs *t
 	labels := map[string]string{runner.RunLabelKey: runner.NewRunID()}
 	ctx := context.Background()
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	inst, err := provider.Embedded{}.Start(sctx, provider.Spec{Workload: s, FeatureGates: gates, EmulationVersion: emulation, RunLabels: labels, Log: logs})
+	inst, err := embedded.Provider{}.Start(sctx, provider.Spec{Workload: s, FeatureGates: gates, EmulationVersion: emulation, RunLabels: labels, Log: logs})
 	cancel()
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +316,7 @@ func recordWorkload(t *testing.T, pfb bool, file, testCase, name string, logs *t
 			t.Errorf("stop: %v", err)
 		}
 	})
-	record(t, inst.ControlPlane, NewRecording(s.Name(), pfb, explain.DefaultConfig()), func(ctx context.Context) error {
+	record(t, inst.Backend.(*embedded.ControlPlane), NewRecording(s.Name(), pfb, explain.DefaultConfig()), func(ctx context.Context) error {
 		_, err := runner.Run(ctx, s, inst.Cluster, runner.Options{Labels: labels, QueueInterval: -1, Ledger: inst.Ledger})
 		return err
 	})

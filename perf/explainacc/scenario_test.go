@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
-	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/testsupport"
 )
 
 // The scenario puts pods in every place of the queue, round after round

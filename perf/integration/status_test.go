@@ -24,9 +24,9 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version" // kubernetes_build_info, as kube-scheduler's main imports it
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
-	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 )

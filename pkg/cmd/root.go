@@ -9,6 +9,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 )
 
 // NewCmdSchedq returns the root command with every subcommand attached.
@@ -41,6 +43,12 @@ pod sits in, why, and when the scheduler will try it next.`,
 		NewCmdSimulate(streams),
 		NewCmdStatus(configFlags, streams),
 		NewCmdExplain(configFlags, streams),
+		NewCmdPerf(PerfConfig{
+			CommandPath:    "kubectl schedq perf",
+			DefaultCluster: provider.NameKind,
+			RunPath:        []string{"perf", "run"},
+			ConfigFlags:    configFlags,
+		}, streams),
 	)
 	return root
 }

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 
@@ -22,6 +24,8 @@ type File struct {
 	TestCases []*TestCase
 
 	readFile func(string) ([]byte, error)
+	// inFS says paths are an fs.FS's (slash-separated, never absolute).
+	inFS bool
 }
 
 // TestCase is one element of the file's top-level list.
@@ -73,6 +77,18 @@ func Load(path string) (*File, error) {
 	return Parse(path, data)
 }
 
+// LoadFS is Load for a file of fsys (a workload embedded in the binary):
+// name and the paths in the file are fsys's, and Select reads templates
+// from fsys.
+func LoadFS(fsys fs.FS, name string) (*File, error) {
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	return parseFile(&File{Path: name, Dir: path.Dir(name), inFS: true,
+		readFile: func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) }}, data)
+}
+
 // Parse is Load for content already read; path names the file in errors and
 // anchors the relative paths in it. Parse itself reads no other file:
 // templates and the scheduler configuration are read by Select.
@@ -85,7 +101,11 @@ func Load(path string) (*File, error) {
 // Opcodes upstream has but this project cannot run are an
 // *UnsupportedOpError. Errors are *Error.
 func Parse(path string, data []byte) (*File, error) {
-	f := &File{Path: path, Dir: filepath.Dir(path), readFile: os.ReadFile}
+	return parseFile(&File{Path: path, Dir: filepath.Dir(path), readFile: os.ReadFile}, data)
+}
+
+func parseFile(f *File, data []byte) (*File, error) {
+	path := f.Path
 
 	var tcs []*testCaseJSON
 	if err := yaml.UnmarshalStrict(data, &tcs); err != nil {
@@ -254,6 +274,9 @@ func (f *File) newTestCase(i int, tj *testCaseJSON) (*TestCase, error) {
 // Upstream resolves them relative to the working directory of go test, which
 // is the directory of its config files, so its own files mean the same here.
 func (f *File) resolve(p string) string {
+	if f.inFS {
+		return path.Join(f.Dir, p)
+	}
 	if filepath.IsAbs(p) {
 		return p
 	}

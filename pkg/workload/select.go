@@ -35,6 +35,10 @@ type Selected struct {
 	// KubeSchedulerConfiguration; decoding it with defaults and validating
 	// it needs k8s.io/kubernetes and is the runner's job.
 	SchedulerConfigPath string
+	// SchedulerConfig is that file's content, read once by Select, so that
+	// it travels as bytes to wherever the scheduler starts; nil for the
+	// default configuration.
+	SchedulerConfig []byte
 	// MetricsCollectorConfig is the test case's, else the default one for
 	// these gates.
 	MetricsCollectorConfig *MetricsCollectorConfig
@@ -238,9 +242,11 @@ func (f *File) resolveWorkload(loader *fileLoader, tc *TestCase, w *Workload, o 
 
 	// setupTestCase: the scheduler configuration.
 	if s.SchedulerConfigPath != "" {
-		if err := loader.checkSchedulerConfig(s.SchedulerConfigPath); err != nil {
+		cfg, err := loader.schedulerConfig(s.SchedulerConfigPath)
+		if err != nil {
 			return nil, wErr(fmt.Errorf("schedulerConfigPath: %w", err))
 		}
+		s.SchedulerConfig = cfg
 	}
 
 	// Workload.isValid.
@@ -864,17 +870,19 @@ func (l *fileLoader) unstructured(path string) (*unstructured.Unstructured, erro
 	return obj, nil
 }
 
-func (l *fileLoader) checkSchedulerConfig(path string) error {
+// schedulerConfig reads the file and checks it is a
+// KubeSchedulerConfiguration.
+func (l *fileLoader) schedulerConfig(path string) ([]byte, error) {
 	b, err := l.read(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var tm metav1.TypeMeta
 	if err := yaml.Unmarshal(b, &tm); err != nil {
-		return fmt.Errorf("%s: %w", path, cleanDecodeError(err))
+		return nil, fmt.Errorf("%s: %w", path, cleanDecodeError(err))
 	}
 	if tm.Kind != "KubeSchedulerConfiguration" {
-		return fmt.Errorf("%s: kind is %q, want KubeSchedulerConfiguration", path, tm.Kind)
+		return nil, fmt.Errorf("%s: kind is %q, want KubeSchedulerConfiguration", path, tm.Kind)
 	}
-	return nil
+	return b, nil
 }

@@ -2,8 +2,15 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/component-base/version"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
+
+	// The embedded control plane registers itself as --cluster embedded.
+	_ "github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 )
 
 // rootOptions are the flags every subcommand shares.
@@ -31,9 +38,18 @@ behaves.`,
 	}
 	root.PersistentFlags().IntVarP(&ro.logLevel, "v", "v", ro.logLevel,
 		"show the control plane's logs on stderr, at this klog verbosity (hidden without -v)")
+	// The kubeconfig flags of kubectl, for --cluster kubeconfig and cleanup.
+	configFlags := genericclioptions.NewConfigFlags(true).WithWarningPrinter(streams)
+	configFlags.AddFlags(root.PersistentFlags())
+	// The plugin's perf commands, with embedded as the default cluster.
+	root.AddCommand(cmd.PerfCommands(cmd.PerfConfig{
+		CommandPath:    "schedq-perf",
+		DefaultCluster: provider.NameEmbedded,
+		RunPath:        []string{"run"},
+		ConfigFlags:    configFlags,
+		LogLevel:       func() (int, bool) { return ro.logLevel, ro.showLogs },
+	}, streams)...)
 	root.AddCommand(newCmdCluster(ro, streams))
-	root.AddCommand(newCmdRun(ro, streams))
 	root.AddCommand(newCmdDemoSeed(streams))
-	root.AddCommand(newCmdReport(streams))
 	return root
 }

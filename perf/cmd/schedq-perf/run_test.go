@@ -13,86 +13,14 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kubectl-schedq/kubectl-schedq/perf/report"
-	"github.com/kubectl-schedq/kubectl-schedq/perf/runner"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/report"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 )
 
 const tinyFile = "../../testdata/tiny.yaml"
-
-func TestRunOptions_Validate(t *testing.T) {
-	tests := []struct {
-		name    string
-		set     func(o *RunOptions)
-		wantErr string
-	}{
-		{"defaults select nothing in the tiny file", func(o *RunOptions) {}, `no workload passes label filter "performance"`},
-		{"a workload by name", func(o *RunOptions) { o.workloadName = "10Nodes" }, ""},
-		{"a label filter", func(o *RunOptions) { o.labelFilter, o.labelFilterSet = "integration-test,-performance", true }, ""},
-		{"workload and label filter", func(o *RunOptions) { o.workloadName, o.labelFilter, o.labelFilterSet = "10Nodes", "short", true },
-			"--workload and --label-filter both select workloads"},
-		{"unknown test case", func(o *RunOptions) { o.testCase = "Nope" }, `tiny.yaml: no test case "Nope" (the file has "Tiny", "AllOps")`},
-		{"unknown workload", func(o *RunOptions) { o.testCase, o.workloadName = "Tiny", "1Node" }, `test case "Tiny" has no workload "1Node"`},
-		{"unknown cluster", func(o *RunOptions) { o.workloadName, o.cluster = "10Nodes", "minikube" }, `--cluster "minikube": want one of embedded, kind, kubeconfig`},
-		{"keep without kind", func(o *RunOptions) { o.workloadName, o.keep = "10Nodes", true }, "--keep is for --cluster kind"},
-		{"keep with kind", func(o *RunOptions) { o.workloadName, o.keep, o.cluster = "10Nodes", true, "kind" }, ""},
-		{"kubeconfig without the flag", func(o *RunOptions) { o.workloadName, o.cluster = "10Nodes", "kubeconfig" }, "add --allow-existing-cluster"},
-		{"kubeconfig with the flag", func(o *RunOptions) { o.workloadName, o.cluster, o.allowExisting = "10Nodes", "kubeconfig", true }, ""},
-		{"compare on an existing cluster", func(o *RunOptions) {
-			o.workloadName, o.cluster, o.allowExisting, o.compare = "10Nodes", "kubeconfig", true, "SchedulerPopFromBackoffQ"
-		}, "--compare SchedulerPopFromBackoffQ needs a cluster the run starts"},
-		{"compare an unknown gate", func(o *RunOptions) { o.workloadName, o.compare = "10Nodes", "NoSuchGate" }, "--compare NoSuchGate: unrecognized feature gate: NoSuchGate"},
-		{"compare a locked gate", func(o *RunOptions) { o.workloadName, o.compare = "10Nodes", "SchedulerQueueingHints" }, "--compare SchedulerQueueingHints: cannot set feature gate SchedulerQueueingHints to false"},
-		{"compare", func(o *RunOptions) { o.workloadName, o.compare = "10Nodes", "SchedulerPopFromBackoffQ" }, ""},
-		{"parallelism", func(o *RunOptions) { o.workloadName, o.parallelism = "10Nodes", 0 }, "--parallelism must be at least 1"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			streams, _, _, _ := genericiooptions.NewTestIOStreams()
-			o := NewRunOptions(&rootOptions{}, streams)
-			tc.set(o)
-			err := o.Complete([]string{tinyFile})
-			if err == nil {
-				err = o.Validate()
-			}
-			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
-				t.Errorf("err = %v, want %q", err, tc.wantErr)
-			}
-		})
-	}
-}
-
-func TestRunOptions_Complete(t *testing.T) {
-	streams, _, _, _ := genericiooptions.NewTestIOStreams()
-	o := NewRunOptions(&rootOptions{}, streams)
-	o.workloadName, o.compare = "10Nodes", "SchedulerPopFromBackoffQ"
-	if err := o.Complete([]string{tinyFile}); err != nil {
-		t.Fatal(err)
-	}
-	if o.labelFilter != "" {
-		t.Errorf("--workload keeps label filter %q", o.labelFilter)
-	}
-	if o.topic != "tiny" || !filepath.IsAbs(o.path) {
-		t.Errorf("topic %q, path %q", o.topic, o.path)
-	}
-	if len(o.variants) != 2 || !o.variants[0].Gates["SchedulerPopFromBackoffQ"] || o.variants[1].Gates["SchedulerPopFromBackoffQ"] {
-		t.Errorf("variants %+v, want the gate on, then off", o.variants)
-	}
-}
-
-func TestDefaultTopic(t *testing.T) {
-	for path, want := range map[string]string{
-		"/m/test/integration/scheduler_perf/misc/performance-config.yaml": "misc",
-		"workloads/backoff-drain.yaml":                                    "backoff-drain",
-	} {
-		if got := defaultTopic(path); got != want {
-			t.Errorf("defaultTopic(%q) = %q, want %q", path, got, want)
-		}
-	}
-}
 
 // runMain runs schedq-perf with args in a process of its own (the test
 // binary as main) and returns stdout, stderr and the exit error.

@@ -22,9 +22,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/kubectl-schedq/kubectl-schedq/perf/collect"
-	"github.com/kubectl-schedq/kubectl-schedq/perf/report"
-	"github.com/kubectl-schedq/kubectl-schedq/perf/runner"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/collect"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/report"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 )
 
 func main() {

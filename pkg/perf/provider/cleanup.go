@@ -1,0 +1,315 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
+)
+
+// nodeLeaseNamespace holds the nodes' heartbeat leases.
+const nodeLeaseNamespace = "kube-node-lease"
+
+// Removed counts what Cleanup deleted.
+type Removed struct {
+	Pods, Nodes, Namespaces, Others int
+}
+
+func (r Removed) String() string {
+	return fmt.Sprintf("%d pods, %d nodes, %d namespaces and %d other objects", r.Pods, r.Nodes, r.Namespaces, r.Others)
+}
+
+// Cleanup deletes what a run created on a shared cluster: every pod, node,
+// node lease, persistent volume (claim) and namespace that carries
+// runLabels, and every object the ledger recorded (churn and createAny
+// objects, and objects an updateAny stripped of the labels). Pods go first,
+// a delete collection per namespace, all namespaces at once and without
+// grace (no kubelet runs them), so that thousands of pods go in seconds,
+// not one request each; namespaces go last. NotFound is not an error. It
+// returns what it deleted and the errors it met, all of them.
+func Cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Interface, runLabels map[string]string, ledger *runner.Ledger) (Removed, error) {
+	if len(runLabels) == 0 {
+		return Removed{}, errors.New("cleanup: no run labels: refusing to select everything")
+	}
+	return cleanup(ctx, client, dyn, labels.SelectorFromSet(runLabels).String(), ledger)
+}
+
+// CleanupRuns removes what runs left behind (a run killed before its own
+// cleanup): run runID's objects, or with runID empty every object that
+// carries the run label.
+func CleanupRuns(ctx context.Context, client kubernetes.Interface, runID string) (Removed, error) {
+	sel := runner.RunLabelKey
+	if runID != "" {
+		sel = labels.SelectorFromSet(map[string]string{runner.RunLabelKey: runID}).String()
+	}
+	return cleanup(ctx, client, nil, sel, nil)
+}
+
+func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Interface, selector string, ledger *runner.Ledger) (Removed, error) {
+	var removed Removed
+	sel := metav1.ListOptions{LabelSelector: selector}
+	var (
+		mu   sync.Mutex
+		errs []error
+	)
+	fail := func(err error) {
+		if err == nil || apierrors.IsNotFound(err) {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		errs = append(errs, err)
+	}
+	parallel := func(n int, fn func(i int)) { workqueue.ParallelizeUntil(ctx, 20, n, fn) }
+	now := metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}
+
+	// The pods' namespaces: those listed, and those the ledger knows the
+	// run created pods in (a list may miss pods created meanwhile).
+	podNS := map[string]bool{}
+	if ledger != nil {
+		for _, ns := range ledger.PodNamespaces() {
+			podNS[ns] = true
+		}
+	}
+	pods, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, sel)
+	fail(err)
+	if pods != nil {
+		removed.Pods = len(pods.Items)
+		for _, p := range pods.Items {
+			podNS[p.Namespace] = true
+		}
+	}
+	pvcs, err := client.CoreV1().PersistentVolumeClaims(metav1.NamespaceAll).List(ctx, sel)
+	fail(err)
+	if pvcs != nil {
+		removed.Others += len(pvcs.Items)
+		for _, p := range pvcs.Items {
+			podNS[p.Namespace] = true
+		}
+	}
+	nsList := sortedKeys(podNS)
+	parallel(len(nsList), func(i int) {
+		fail(client.CoreV1().Pods(nsList[i]).DeleteCollection(ctx, now, sel))
+		fail(client.CoreV1().PersistentVolumeClaims(nsList[i]).DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
+	})
+	if ledger != nil {
+		// Everything but namespaces, which go last.
+		var rest []runner.ObjectRef
+		for _, r := range ledger.Objects() {
+			if r.Resource != namespacesGVR && r.Resource != nodesGVR {
+				rest = append(rest, r)
+			}
+		}
+		removed.Others += len(rest)
+		parallel(len(rest), func(i int) {
+			r := rest[i]
+			res := dyn.Resource(r.Resource)
+			if r.Namespace != "" {
+				fail(res.Namespace(r.Namespace).Delete(ctx, r.Name, metav1.DeleteOptions{}))
+				return
+			}
+			fail(res.Delete(ctx, r.Name, metav1.DeleteOptions{}))
+		})
+	}
+	if nodes, err := client.CoreV1().Nodes().List(ctx, sel); err != nil {
+		fail(err)
+	} else {
+		removed.Nodes = len(nodes.Items)
+	}
+	if pvs, err := client.CoreV1().PersistentVolumes().List(ctx, sel); err != nil {
+		fail(err)
+	} else {
+		removed.Others += len(pvs.Items)
+	}
+	parallel(3, func(i int) {
+		switch i {
+		case 0:
+			fail(client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
+		case 1:
+			fail(client.CoordinationV1().Leases(nodeLeaseNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
+		case 2:
+			fail(client.CoreV1().PersistentVolumes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
+		}
+	})
+	nsNames := map[string]bool{}
+	if nss, err := client.CoreV1().Namespaces().List(ctx, sel); err != nil {
+		fail(err)
+	} else {
+		for _, ns := range nss.Items {
+			nsNames[ns.Name] = true
+		}
+	}
+	if ledger != nil {
+		for _, r := range ledger.Objects() {
+			if r.Resource == namespacesGVR {
+				nsNames[r.Name] = true
+			}
+		}
+	}
+	names := sortedKeys(nsNames)
+	removed.Namespaces = len(names)
+	parallel(len(names), func(i int) {
+		fail(client.CoreV1().Namespaces().Delete(ctx, names[i], metav1.DeleteOptions{}))
+	})
+	if len(errs) > 0 {
+		return removed, fmt.Errorf("some objects labelled %s may be left: %w", sel.LabelSelector, errors.Join(errs...))
+	}
+	return removed, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var (
+	namespacesGVR = v1.SchemeGroupVersion.WithResource("namespaces")
+	nodesGVR      = v1.SchemeGroupVersion.WithResource("nodes")
+)
+
+// nodeKeeper keeps a run's fake nodes schedulable on a cluster whose node
+// lifecycle controller and TaintNodesByCondition admission run: it renews
+// each node's lease every leaseRenewInterval, as a kubelet would, and
+// removes the not-ready and unreachable taints from a node whose Ready
+// condition is true (the admission plugin puts one on every new node).
+type nodeKeeper struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+const (
+	leaseRenewInterval = 10 * time.Second
+	leaseDuration      = 40
+)
+
+var keeperTaints = map[string]bool{v1.TaintNodeNotReady: true, v1.TaintNodeUnreachable: true}
+
+func startNodeKeeper(client kubernetes.Interface, runLabels map[string]string) (*nodeKeeper, error) {
+	sel := labels.SelectorFromSet(runLabels).String()
+	informer := runner.NewNodeInformer(client, sel)
+	ctx, cancel := context.WithCancel(context.Background())
+	k := &nodeKeeper{cancel: cancel, done: make(chan struct{})}
+	untaint := func(obj any) {
+		n, ok := obj.(*v1.Node)
+		if !ok || !isReady(n) || !hasKeeperTaint(n) {
+			return
+		}
+		n = n.DeepCopy()
+		var keep []v1.Taint
+		for _, t := range n.Spec.Taints {
+			if !keeperTaints[t.Key] {
+				keep = append(keep, t)
+			}
+		}
+		n.Spec.Taints = keep
+		_, _ = client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+	}
+	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    untaint,
+		UpdateFunc: func(_, obj any) { untaint(obj) },
+	}); err != nil {
+		cancel()
+		return nil, err
+	}
+	informerDone := make(chan struct{})
+	go func() {
+		defer close(informerDone)
+		informer.RunWithContext(ctx)
+	}()
+	lister := corelisters.NewNodeLister(informer.GetIndexer())
+	go func() {
+		defer close(k.done)
+		defer func() { <-informerDone }()
+		t := time.NewTicker(leaseRenewInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			list, err := lister.List(labels.Everything())
+			if err != nil {
+				continue
+			}
+			workqueue.ParallelizeUntil(ctx, 10, len(list), func(i int) {
+				renewLease(ctx, client, list[i], runLabels)
+			})
+		}
+	}()
+	return k, nil
+}
+
+func (k *nodeKeeper) stop() {
+	k.cancel()
+	<-k.done
+}
+
+func isReady(n *v1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == v1.NodeReady {
+			return c.Status == v1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func hasKeeperTaint(n *v1.Node) bool {
+	for _, t := range n.Spec.Taints {
+		if keeperTaints[t.Key] {
+			return true
+		}
+	}
+	return false
+}
+
+// renewLease renews (or creates) node's lease, as its kubelet would.
+func renewLease(ctx context.Context, client kubernetes.Interface, n *v1.Node, runLabels map[string]string) {
+	leases := client.CoordinationV1().Leases(nodeLeaseNamespace)
+	now := metav1.NewMicroTime(time.Now())
+	l, err := leases.Get(ctx, n.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		lb := map[string]string{}
+		for k, v := range runLabels {
+			lb[k] = v
+		}
+		_, _ = leases.Create(ctx, &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:            n.Name,
+				Labels:          lb,
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: n.Name, UID: n.UID}},
+			},
+			Spec: coordinationv1.LeaseSpec{
+				HolderIdentity:       ptr.To(n.Name),
+				LeaseDurationSeconds: ptr.To(int32(leaseDuration)),
+				RenewTime:            &now,
+			},
+		}, metav1.CreateOptions{})
+		return
+	}
+	if err != nil {
+		return
+	}
+	l.Spec.RenewTime = &now
+	_, _ = leases.Update(ctx, l, metav1.UpdateOptions{})
+}

@@ -1,0 +1,419 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/kind/pkg/apis/config/defaults"
+	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+	"sigs.k8s.io/kind/pkg/cluster"
+	"sigs.k8s.io/kind/pkg/log"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
+)
+
+// Kind creates a kind cluster per workload: the real kube-scheduler,
+// kube-apiserver and kube-controller-manager of a kind node image
+// (kind v0.32.0's default, Kubernetes v1.36.1), configured the way
+// upstream's in-process harness runs them (see KindConfig). The scheduler's
+// metrics are read through a port-forward. The cluster is deleted after the
+// workload unless Keep.
+type Kind struct {
+	// Image is the node image; empty for kind's default.
+	Image string `json:"image,omitempty"`
+	// ClusterName is the cluster's name; empty for schedq-perf-<run id>.
+	ClusterName string `json:"name,omitempty"`
+	// Keep keeps the cluster after the workload.
+	Keep bool `json:"keep,omitempty"`
+}
+
+func init() {
+	Register(Registration{
+		Name:     NameKind,
+		Starting: "creating a kind cluster",
+		Flags:    []string{FlagKindImage, FlagKindName, FlagKeep},
+		LeftBehind: func(s Settings, runID string) string {
+			name := s.KindName
+			if name == "" {
+				name = KindClusterName(runID)
+			}
+			return fmt.Sprintf("the kind cluster %s may be left: kind delete cluster --name %s", name, name)
+		},
+		New: func(s Settings) Provider {
+			return &Kind{Image: s.KindImage, ClusterName: s.KindName, Keep: s.Keep}
+		},
+	})
+}
+
+// ErrNoContainerRuntime is returned when kind has nothing to run its node
+// containers with.
+var ErrNoContainerRuntime = errors.New("kind needs Docker (or Podman or nerdctl) and none answers on this machine; install one, or use --cluster embedded")
+
+// Name implements Provider.
+func (*Kind) Name() string { return NameKind }
+
+// KindClusterName is the cluster a run creates without --kind-name.
+func KindClusterName(runID string) string {
+	if runID == "" {
+		runID = runner.NewRunID()
+	}
+	return "schedq-perf-" + runID
+}
+
+// KindSchedulerConfigDir is where the node sees the scheduler configuration.
+const KindSchedulerConfigDir = "/etc/kubernetes/schedq"
+
+// kindSchedulerKubeconfig is kubeadm's kubeconfig for kube-scheduler.
+const kindSchedulerKubeconfig = "/etc/kubernetes/scheduler.conf"
+
+// kindControllers are kube-controller-manager's controllers: kubeadm's
+// default without the node lifecycle controller, which would taint the
+// fake nodes (no kubelet renews their leases) and evict their pods.
+const kindControllers = "*,bootstrapsigner,tokencleaner,-node-lifecycle-controller"
+
+// kindDisabledAdmission are the admission plugins upstream's harness turns
+// off: TaintNodesByCondition would taint every new node not-ready,
+// ServiceAccount would race with namespace creation, and Priority rejects
+// the pods of upstream's templates that set spec.priority.
+const kindDisabledAdmission = "ServiceAccount,TaintNodesByCondition,Priority"
+
+// KindConfig is the kind cluster configuration for a workload: one
+// control-plane node that mounts hostSchedulerDir (holding
+// scheduler-config.yaml) at KindSchedulerConfigDir; the feature gates on
+// every component; kube-scheduler started with --config; the node lifecycle
+// controller and the TaintNodesByCondition admission plugin off, so that
+// fake nodes stay schedulable; no CNI and no kube-proxy, so that no
+// DaemonSet puts pods on the fake nodes. With an emulation version, every
+// control-plane component emulates it.
+func KindConfig(name string, gates map[string]bool, emulationVersion, hostSchedulerDir string) (*v1alpha4.Cluster, error) {
+	gateArg := formatGates(gates)
+	common := func(args ...arg) []arg {
+		if gateArg != "" {
+			args = append(args, arg{"feature-gates", gateArg})
+		}
+		if emulationVersion != "" {
+			args = append(args, arg{"emulated-version", emulationVersion})
+		}
+		return args
+	}
+	patch := clusterConfigurationPatch{
+		Kind: "ClusterConfiguration",
+		APIServer: component{ExtraArgs: common(
+			arg{"disable-admission-plugins", kindDisabledAdmission},
+		)},
+		ControllerManager: component{ExtraArgs: common(
+			arg{"controllers", kindControllers},
+			arg{"enable-hostpath-provisioner", "true"},
+		)},
+		Scheduler: component{
+			ExtraArgs: common(arg{"config", KindSchedulerConfigDir + "/scheduler-config.yaml"}),
+			ExtraVolumes: []volume{{
+				Name: "schedq", HostPath: KindSchedulerConfigDir, MountPath: KindSchedulerConfigDir,
+				ReadOnly: true, PathType: "DirectoryOrCreate",
+			}},
+		},
+	}
+	data, err := yaml.Marshal(patch)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &v1alpha4.Cluster{
+		TypeMeta:     v1alpha4.TypeMeta{Kind: "Cluster", APIVersion: "kind.x-k8s.io/v1alpha4"},
+		Name:         name,
+		FeatureGates: gates,
+		Networking: v1alpha4.Networking{
+			DisableDefaultCNI: true,
+			KubeProxyMode:     "none",
+		},
+		Nodes: []v1alpha4.Node{{
+			Role: v1alpha4.ControlPlaneRole,
+			ExtraMounts: []v1alpha4.Mount{{
+				HostPath: hostSchedulerDir, ContainerPath: KindSchedulerConfigDir, Readonly: true,
+			}},
+		}},
+		// No apiVersion: kind applies the patch to the kubeadm version it
+		// generates (v1beta4 for Kubernetes 1.36), whose extraArgs are
+		// lists. A merge patch replaces kind's own lists, so each list
+		// here is complete (kind's feature-gates and the controller
+		// manager's enable-hostpath-provisioner included).
+		KubeadmConfigPatches: []string{string(data)},
+	}
+	return cfg, nil
+}
+
+type arg struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+type volume struct {
+	Name      string `json:"name"`
+	HostPath  string `json:"hostPath"`
+	MountPath string `json:"mountPath"`
+	ReadOnly  bool   `json:"readOnly"`
+	PathType  string `json:"pathType"`
+}
+
+type component struct {
+	ExtraArgs    []arg    `json:"extraArgs"`
+	ExtraVolumes []volume `json:"extraVolumes,omitempty"`
+}
+
+type clusterConfigurationPatch struct {
+	Kind              string    `json:"kind"`
+	APIServer         component `json:"apiServer"`
+	ControllerManager component `json:"controllerManager"`
+	Scheduler         component `json:"scheduler"`
+}
+
+func formatGates(gates map[string]bool) string {
+	names := make([]string, 0, len(gates))
+	for k := range gates {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for i, k := range names {
+		names[i] = k + "=" + strconv.FormatBool(gates[k])
+	}
+	return strings.Join(names, ",")
+}
+
+// KindSchedulerConfig is the scheduler configuration mounted into the kind
+// node: SchedulerConfigFrom's, with kubeadm's scheduler kubeconfig.
+func KindSchedulerConfig(cfg []byte, path string) ([]byte, error) {
+	data, err := SchedulerConfigFrom(cfg, path)
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]any
+	if err := yaml.Unmarshal(data, &obj); err != nil {
+		return nil, err
+	}
+	cc, _ := obj["clientConnection"].(map[string]any)
+	cc["kubeconfig"] = kindSchedulerKubeconfig
+	return yaml.Marshal(obj)
+}
+
+// Start implements Provider.
+func (k *Kind) Start(ctx context.Context, spec Spec) (_ *Instance, retErr error) {
+	began := time.Now()
+	detected, err := DetectContainerRuntime()
+	if err != nil {
+		return nil, err
+	}
+	var logger log.Logger = log.NoopLogger{}
+	if spec.Log != nil {
+		logger = writerLogger{spec.Log}
+	}
+	p := cluster.NewProvider(detected, cluster.ProviderWithLogger(logger))
+
+	name := k.ClusterName
+	if name == "" {
+		name = KindClusterName(spec.RunLabels[runner.RunLabelKey])
+	}
+	dir, err := os.MkdirTemp("", "schedq-kind-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if retErr != nil {
+			os.RemoveAll(dir)
+		}
+	}()
+	schedDir := filepath.Join(dir, "scheduler")
+	if err := os.Mkdir(schedDir, 0o755); err != nil {
+		return nil, err
+	}
+	schedCfg, err := KindSchedulerConfig(spec.Workload.SchedulerConfig, spec.Workload.SchedulerConfigPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(schedDir, "scheduler-config.yaml"), schedCfg, 0o644); err != nil {
+		return nil, err
+	}
+	cfg, err := KindConfig(name, spec.FeatureGates, spec.EmulationVersion, schedDir)
+	if err != nil {
+		return nil, err
+	}
+	if hostCgroupV1() {
+		cfg.KubeadmConfigPatches = append(cfg.KubeadmConfigPatches, KubeletCgroupV1Patch)
+	}
+	image := k.Image
+	if image == "" {
+		image = defaults.Image
+	}
+	kubeconfigPath := filepath.Join(dir, "kubeconfig")
+	if err := p.Create(name,
+		cluster.CreateWithV1Alpha4Config(cfg),
+		cluster.CreateWithNodeImage(image),
+		cluster.CreateWithKubeconfigPath(kubeconfigPath),
+		cluster.CreateWithDisplayUsage(false),
+		cluster.CreateWithDisplaySalutation(false),
+	); err != nil {
+		if !k.Keep {
+			_ = p.Delete(name, kubeconfigPath)
+		}
+		return nil, fmt.Errorf("kind create cluster %s (image %s): %w", name, image, err)
+	}
+	deleteCluster := func() error {
+		if k.Keep {
+			return nil
+		}
+		return p.Delete(name, kubeconfigPath)
+	}
+	defer func() {
+		if retErr != nil {
+			_ = deleteCluster()
+		}
+	}()
+	restCfg, err := clientcmd.BuildConfigFromFlags("", kubeconfigPath)
+	if err != nil {
+		return nil, err
+	}
+	client, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitSchedulerPod(ctx, client); err != nil {
+		return nil, fmt.Errorf("kind cluster %s: %w", name, err)
+	}
+	reader, err := NewPortForwardReader(restCfg, client)
+	if err != nil {
+		return nil, err
+	}
+	notes := []string{fmt.Sprintf("kind cluster %s, node image %s", name, image)}
+	if k.Keep {
+		notes = append(notes, fmt.Sprintf("the cluster is kept: kind get kubeconfig --name %s; kind delete cluster --name %s", name, name))
+	}
+	return &Instance{
+		Cluster: runner.Cluster{
+			Name:       "kind cluster " + name,
+			RESTConfig: restCfg,
+			Metrics:    reader,
+		},
+		StartDuration: time.Since(began),
+		Notes:         notes,
+		stop: func(context.Context) error {
+			reader.Close()
+			err := deleteCluster()
+			return errors.Join(err, os.RemoveAll(dir))
+		},
+	}, nil
+}
+
+// KubeletCgroupV1Patch lets kubelet >= 1.35 start on a cgroup v1 host,
+// which it refuses by default (KEP-5573).
+const KubeletCgroupV1Patch = "kind: KubeletConfiguration\nfailCgroupV1: false\n"
+
+// hostCgroupV1 says whether the container runtime's host runs cgroup v1,
+// as docker (or podman) reports it.
+func hostCgroupV1() bool {
+	for _, bin := range []string{"docker", "podman"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			continue
+		}
+		format := "{{.CgroupVersion}}"
+		if bin == "podman" {
+			format = "{{.Host.CgroupsVersion}}"
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		out, err := exec.CommandContext(ctx, bin, "info", "--format", format).Output()
+		cancel()
+		if err == nil {
+			v := strings.TrimSpace(string(out))
+			return v == "1" || v == "v1"
+		}
+	}
+	return false
+}
+
+// DetectContainerRuntime returns kind's node provider for the container
+// runtime that answers here, or an error wrapping ErrNoContainerRuntime
+// that says why none does. A docker command without a daemon behind it
+// does not count.
+func DetectContainerRuntime() (cluster.ProviderOption, error) {
+	detected, err := cluster.DetectNodeProvider()
+	if err != nil {
+		return nil, fmt.Errorf("%w (%v)", ErrNoContainerRuntime, err)
+	}
+	if _, err := exec.LookPath("docker"); err == nil {
+		out, err := exec.Command("docker", "info", "--format", "{{.ServerVersion}}").CombinedOutput()
+		msg := strings.TrimSpace(string(out))
+		if err == nil && msg != "" && !strings.Contains(msg, "Cannot connect") {
+			return detected, nil
+		}
+		for _, other := range []string{"podman", "nerdctl"} {
+			if _, err := exec.LookPath(other); err == nil {
+				return detected, nil
+			}
+		}
+		if msg == "" && err != nil {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("%w (docker: %s)", ErrNoContainerRuntime, lastLine(msg))
+	}
+	return detected, nil
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// waitSchedulerPod waits until the kube-scheduler pod is Ready.
+func waitSchedulerPod(ctx context.Context, client kubernetes.Interface) error {
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		pods, err := client.CoreV1().Pods(metricscrape.SchedulerNamespace).List(ctx, metav1.ListOptions{LabelSelector: metricscrape.SchedulerPodSelector})
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		for _, p := range pods.Items {
+			for _, c := range p.Status.Conditions {
+				if c.Type == "Ready" && c.Status == "True" {
+					return true, nil
+				}
+			}
+		}
+		last = fmt.Errorf("%d kube-scheduler pods, none Ready", len(pods.Items))
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for kube-scheduler: %w (last: %v)", err, last)
+	}
+	return nil
+}
+
+// writerLogger is kind's logger writing to w.
+type writerLogger struct{ w io.Writer }
+
+func (l writerLogger) Warn(message string) { fmt.Fprintln(l.w, message) }
+func (l writerLogger) Warnf(format string, args ...interface{}) {
+	fmt.Fprintf(l.w, format+"\n", args...)
+}
+func (l writerLogger) Error(message string) { fmt.Fprintln(l.w, message) }
+func (l writerLogger) Errorf(format string, args ...interface{}) {
+	fmt.Fprintf(l.w, format+"\n", args...)
+}
+func (l writerLogger) V(log.Level) log.InfoLogger { return l }
+func (l writerLogger) Info(message string)        { fmt.Fprintln(l.w, message) }
+func (l writerLogger) Infof(format string, args ...interface{}) {
+	fmt.Fprintf(l.w, format+"\n", args...)
+}
+func (l writerLogger) Enabled() bool { return true }

@@ -1,0 +1,167 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/collect"
+)
+
+// maxExposition bounds a metrics body.
+const maxExposition = 64 << 20
+
+// HTTPReader reads a scheduler's /metrics over HTTP(S): all families, for
+// the runner (metricscrape's sources keep only the queue's).
+type HTTPReader struct {
+	URL    string
+	Client *http.Client
+}
+
+// NewHTTPReader returns a reader of url that authenticates with cfg's
+// credentials (nil: none); insecure skips verification of the scheduler's
+// serving certificate, whose name rarely matches (upstream's metrics
+// grabber does the same).
+func NewHTTPReader(url string, cfg *rest.Config, insecure bool, serverName string) (*HTTPReader, error) {
+	rt, err := rest.TransportFor(credentials(cfg, insecure, serverName))
+	if err != nil {
+		return nil, fmt.Errorf("metrics credentials: %w", err)
+	}
+	return &HTTPReader{URL: url, Client: &http.Client{Transport: rt, Timeout: 30 * time.Second}}, nil
+}
+
+// credentials keeps cfg's client authentication and sets the trust for an
+// endpoint that is not the API server.
+func credentials(cfg *rest.Config, insecure bool, serverName string) *rest.Config {
+	if cfg == nil {
+		cfg = &rest.Config{}
+	}
+	out := &rest.Config{
+		Username:        cfg.Username,
+		Password:        cfg.Password,
+		BearerToken:     cfg.BearerToken,
+		BearerTokenFile: cfg.BearerTokenFile,
+		AuthProvider:    cfg.AuthProvider,
+		ExecProvider:    cfg.ExecProvider,
+		TLSClientConfig: rest.TLSClientConfig{
+			CertFile:   cfg.CertFile,
+			KeyFile:    cfg.KeyFile,
+			CertData:   cfg.CertData,
+			KeyData:    cfg.KeyData,
+			ServerName: serverName,
+			Insecure:   insecure,
+		},
+	}
+	if !insecure {
+		out.CAFile, out.CAData = cfg.CAFile, cfg.CAData
+	}
+	return out
+}
+
+// Gather implements runner.MetricsReader.
+func (r *HTTPReader) Gather(ctx context.Context) (collect.Families, error) {
+	return fetchFamilies(ctx, r.Client, r.URL)
+}
+
+func (r *HTTPReader) String() string { return r.URL }
+
+func fetchFamilies(ctx context.Context, client *http.Client, url string) (collect.Families, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return nil, fmt.Errorf("GET %s: %s: %s", url, resp.Status, body)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(io.LimitReader(resp.Body, maxExposition))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", url, err)
+	}
+	return collect.Families(fams), nil
+}
+
+// PortForwardReader reads the live kube-scheduler's /metrics through a
+// port-forward to its pod's port 10259 (kubeadm binds it to 127.0.0.1),
+// with the kubeconfig's credentials. The tunnel is opened at the first read
+// and reopened after a failure.
+type PortForwardReader struct {
+	client  kubernetes.Interface
+	forward metricscrape.Forwarder
+	http    *http.Client
+
+	mu     sync.Mutex
+	local  int
+	target string
+	stop   func()
+}
+
+// NewPortForwardReader returns a reader for the cluster of cfg.
+func NewPortForwardReader(cfg *rest.Config, client kubernetes.Interface) (*PortForwardReader, error) {
+	rt, err := rest.TransportFor(credentials(cfg, true, "localhost"))
+	if err != nil {
+		return nil, fmt.Errorf("metrics credentials: %w", err)
+	}
+	return &PortForwardReader{
+		client:  client,
+		forward: metricscrape.NewSPDYForwarder(cfg),
+		http:    &http.Client{Transport: rt, Timeout: 30 * time.Second},
+	}, nil
+}
+
+// Gather implements runner.MetricsReader.
+func (r *PortForwardReader) Gather(ctx context.Context) (collect.Families, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.local == 0 {
+		t, err := metricscrape.DiscoverScheduler(ctx, r.client)
+		if err != nil {
+			return nil, err
+		}
+		local, stop, err := r.forward(context.Background(), t.Pod.Namespace, t.Pod.Name, metricscrape.SchedulerSecurePort)
+		if err != nil {
+			return nil, fmt.Errorf("port-forward to %s/%s:%d: %w", t.Pod.Namespace, t.Pod.Name, metricscrape.SchedulerSecurePort, err)
+		}
+		r.local, r.stop, r.target = local, stop, t.Pod.Namespace+"/"+t.Pod.Name
+	}
+	f, err := fetchFamilies(ctx, r.http, fmt.Sprintf("https://127.0.0.1:%d%s", r.local, metricscrape.MetricsPath))
+	if err != nil {
+		r.closeLocked()
+		return nil, fmt.Errorf("kube-scheduler %s (port-forward): %w", r.target, err)
+	}
+	return f, nil
+}
+
+func (r *PortForwardReader) String() string {
+	return fmt.Sprintf("kube-scheduler in %s (port-forward to %d)", metricscrape.SchedulerNamespace, metricscrape.SchedulerSecurePort)
+}
+
+// Close closes the tunnel.
+func (r *PortForwardReader) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closeLocked()
+}
+
+func (r *PortForwardReader) closeLocked() {
+	if r.stop != nil {
+		r.stop()
+	}
+	r.stop, r.local = nil, 0
+}

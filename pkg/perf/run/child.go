@@ -1,0 +1,134 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
+	"github.com/kubectl-schedq/kubectl-schedq/workloads"
+)
+
+// ChildCommand is the name of the hidden subcommand that runs one workload.
+const ChildCommand = "__workload"
+
+// stopTimeout bounds a provider's cleanup.
+const stopTimeout = 5 * time.Minute
+
+// RunChild runs the workload of the spec at specPath on a fresh cluster and
+// writes its result where the spec says. The workload's failure is in the
+// result, not in the returned error.
+func RunChild(ctx context.Context, specPath string, stderr io.Writer) error {
+	data, err := os.ReadFile(specPath)
+	if err != nil {
+		return err
+	}
+	var spec ChildSpec
+	if err := json.Unmarshal(data, &spec); err != nil {
+		return fmt.Errorf("%s: %w", specPath, err)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res := runChild(ctx, spec, stderr)
+	data, err = json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(spec.ResultPath, data, 0o600)
+}
+
+func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer) *runner.Result {
+	res := &runner.Result{Path: spec.File, TestCase: spec.TestCase, Workload: spec.Workload, Variant: spec.Variant.Name}
+	fail := func(err error) *runner.Result {
+		res.Error = err.Error()
+		return res
+	}
+	var f *workload.File
+	var err error
+	if spec.Embedded {
+		f, err = workloads.Load(spec.File)
+	} else {
+		f, err = workload.Load(spec.File)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	sel, err := f.Select(spec.TestCase, spec.Workload, "")
+	if err != nil {
+		return fail(err)
+	}
+	s := sel[0]
+	gates, emulation := s.EffectiveFeatureGates()
+	for k, v := range spec.Variant.Gates {
+		if set, ok := s.FeatureGates[k]; ok && set != v {
+			fmt.Fprintf(stderr, "warning: %s sets %s=%t; --compare overrides it with %t\n", s.Name(), k, set, v)
+		}
+		gates[k] = v
+	}
+	reg, ok := provider.Lookup(spec.Cluster)
+	if !ok {
+		return fail(fmt.Errorf("--cluster %s: no such provider in this binary", spec.Cluster))
+	}
+	prov := reg.New(spec.Settings)
+	runLabels := map[string]string{runner.RunLabelKey: spec.RunID}
+	pspec := provider.Spec{Workload: s, FeatureGates: gates, EmulationVersion: emulation, RunLabels: runLabels}
+	if spec.ShowLogs {
+		pspec.Log, pspec.LogLevel = stderr, spec.LogLevel
+	}
+	name := s.Name()
+	if spec.Variant.Name != "" {
+		name += " " + spec.Variant.Name
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", name, reg.Starting)
+	inst, err := prov.Start(ctx, pspec)
+	if err != nil {
+		return fail(fmt.Errorf("%s: test case %q, workload %q: %w", spec.File, s.TestCase, s.Workload, err))
+	}
+	for _, n := range inst.Notes {
+		fmt.Fprintf(stderr, "%s: %s\n", name, n)
+	}
+	queueInterval := time.Duration(0)
+	if spec.NoSeries {
+		queueInterval = -1
+	}
+	got, runErr := runner.Run(ctx, s, inst.Cluster, runner.Options{
+		Topic:         spec.Topic,
+		Labels:        runLabels,
+		Variant:       spec.Variant.Name,
+		Progress:      runner.NewProgress(stderr, spec.Terminal),
+		Parallelism:   spec.Parallel,
+		QueueInterval: queueInterval,
+		Ledger:        inst.Ledger,
+		Warnings:      stderr,
+	})
+	res = got
+	res.FeatureGates, res.EmulationVersion, res.StartupDuration = gates, emulation, inst.StartDuration
+	// Clean up whatever happened, also after an interrupt.
+	interrupted := ctx.Err() != nil
+	if interrupted {
+		fmt.Fprintf(stderr, "%s: interrupted: cleaning up (interrupt again to leave at once)\n", name)
+	}
+	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	began := time.Now()
+	if err := inst.Stop(stopCtx); err != nil {
+		msg := fmt.Sprintf("cleaning up the %s cluster: %v", prov.Name(), err)
+		res.Warnings = append(res.Warnings, msg)
+		fmt.Fprintf(stderr, "warning: %s\n", msg)
+	}
+	if inst.Removed != "" {
+		res.Cleanup = fmt.Sprintf("%s in %.1fs", inst.Removed, time.Since(began).Seconds())
+		fmt.Fprintf(stderr, "%s: removed %s\n", name, res.Cleanup)
+	}
+	if runErr != nil && res.Error == "" {
+		res.Error = runErr.Error()
+	}
+	return res
+}

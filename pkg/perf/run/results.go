@@ -1,0 +1,166 @@
+package run
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/report"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
+)
+
+// writeResults writes everything to --out and prints the table.
+func (p *Plan) writeResults(started time.Time, byVariant [][]*runner.Result, all []*runner.Result) error {
+	o := &p.opts
+	var files []string
+	for vi, v := range p.variants {
+		if len(byVariant[vi]) == 0 {
+			continue
+		}
+		path, err := report.WriteDataItems(o.Out, v.Name, o.Topic, started, byVariant[vi])
+		if err != nil {
+			return err
+		}
+		files = append(files, path)
+	}
+	for _, r := range all {
+		if len(r.Queue.Samples) == 0 {
+			continue
+		}
+		j, c, err := report.WriteSeries(o.Out, r)
+		if err != nil {
+			return err
+		}
+		files = append(files, j, c)
+	}
+	data, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		return err
+	}
+	resultsPath := filepath.Join(o.Out, "results.json")
+	if err := os.WriteFile(resultsPath, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	files = append(files, resultsPath)
+
+	h := report.HTML{
+		Title:     "schedq-perf: " + filepath.Base(p.path),
+		Command:   o.Command,
+		Generated: time.Now(),
+		Host:      HostInfo(),
+		Gate:      o.Compare,
+		Results:   all,
+	}
+	if o.Compare != "" {
+		h.Pairs = report.PairResults(byVariant[0], byVariant[1])
+	}
+	table, written, err := WriteReport(o.Out, h)
+	if err != nil {
+		return err
+	}
+	files = append(files, written...)
+
+	fmt.Fprint(o.Stdout, table)
+	fmt.Fprintf(o.Stdout, "\nresults in %s:\n", o.Out)
+	for _, f := range files {
+		fmt.Fprintf(o.Stdout, "  %s\n", filepath.Base(f))
+	}
+	return nil
+}
+
+// WriteReport writes the table (summary.txt) and the HTML report of h's
+// results into dir, and returns the table and the files.
+func WriteReport(dir string, h report.HTML) (string, []string, error) {
+	var table bytes.Buffer
+	var err error
+	if h.Gate != "" {
+		err = report.WriteCompareTable(&table, h.Gate, h.Pairs)
+	} else {
+		err = report.WriteSummaryTable(&table, h.Results)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	htmlPath := filepath.Join(dir, "report.html")
+	f, err := os.Create(htmlPath)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := h.Write(f); err != nil {
+		f.Close()
+		return "", nil, err
+	}
+	if err := f.Close(); err != nil {
+		return "", nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "summary.txt"), table.Bytes(), 0o644); err != nil {
+		return "", nil, err
+	}
+	return table.String(), []string{htmlPath}, nil
+}
+
+// Report reads DIR/results.json, rewrites DIR's report.html and
+// summary.txt, and returns the table. command is what the report quotes.
+func Report(dir, command string) (string, error) {
+	path := filepath.Join(dir, "results.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w (give the --out directory of a perf run)", path, err)
+	}
+	var all []*runner.Result
+	if err := json.Unmarshal(data, &all); err != nil {
+		return "", fmt.Errorf("%s: not the results of a perf run: %w", path, err)
+	}
+	if len(all) == 0 {
+		return "", fmt.Errorf("%s: no results", path)
+	}
+	h := report.HTML{
+		Title:     "schedq-perf: " + filepath.Base(all[0].Path),
+		Command:   command,
+		Generated: time.Now(),
+		Host:      HostInfo(),
+		Results:   all,
+	}
+	if gate, on, off, ok := ComparedGate(all); ok {
+		h.Gate, h.Pairs = gate, report.PairResults(on, off)
+	}
+	table, _, err := WriteReport(dir, h)
+	return table, err
+}
+
+// ComparedGate finds the gate of a --compare run: every result's variant
+// is GATE=true or GATE=false, for one GATE.
+func ComparedGate(all []*runner.Result) (gate string, on, off []*runner.Result, ok bool) {
+	for _, r := range all {
+		g, v, found := strings.Cut(r.Variant, "=")
+		if !found || gate != "" && g != gate {
+			return "", nil, nil, false
+		}
+		gate = g
+		switch v {
+		case "true":
+			on = append(on, r)
+		case "false":
+			off = append(off, r)
+		default:
+			return "", nil, nil, false
+		}
+	}
+	return gate, on, off, len(on) > 0
+}
+
+// HostInfo describes the machine the run measured.
+func HostInfo() string {
+	s := fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(data)); len(f) >= 3 {
+			s += ", load average " + strings.Join(f[:3], " ")
+		}
+	}
+	return s
+}

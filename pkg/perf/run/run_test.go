@@ -1,0 +1,110 @@
+package run
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
+)
+
+func defaults() Options {
+	return Options{Source: "backoff-drain", Cluster: provider.NameKind, Parallelism: DefaultParallelism, LabelFilter: workload.DefaultPerfLabelFilter}
+}
+
+// TestPrepare checks what a run refuses before anything starts, with the
+// words that say how to fix it.
+func TestPrepare(t *testing.T) {
+	tests := []struct {
+		name    string
+		set     func(o *Options)
+		wantErr string
+	}{
+		{"the default label filter selects the performance size", func(o *Options) {}, ""},
+		{"a workload by name", func(o *Options) { o.Workload = "4Nodes_40Blocked" }, ""},
+		{"a label filter", func(o *Options) { o.LabelFilter, o.LabelFilterSet = "integration-test", true }, ""},
+		{"workload and label filter", func(o *Options) { o.Workload, o.LabelFilter, o.LabelFilterSet = "4Nodes_40Blocked", "short", true },
+			"--workload and --label-filter both select workloads"},
+		{"unknown test case", func(o *Options) { o.TestCase = "Nope" }, `no test case "Nope"`},
+		{"unknown workload", func(o *Options) { o.Workload = "1Node" }, `no test case has a workload "1Node"`},
+		{"unknown source", func(o *Options) { o.Source = "no-such" }, "neither a file nor an embedded workload"},
+		{"a missing file", func(o *Options) { o.Source = "dir/no-such.yaml" }, "no such file"},
+		{"unknown cluster", func(o *Options) { o.Cluster = "minikube" }, `unknown cluster provider "minikube": want one of kind, kubeconfig`},
+		{"embedded is elsewhere", func(o *Options) { o.Cluster = provider.NameEmbedded }, "make build-perf"},
+		{"keep without kind", func(o *Options) {
+			o.Cluster, o.Settings.Keep, o.Settings.AllowExisting = provider.NameKubeconfig, true, true
+		}, "--keep does not apply to --cluster kubeconfig (it is for --cluster kind)"},
+		{"keep with kind", func(o *Options) { o.Settings.Keep = true }, ""},
+		{"kubeconfig without the flag", func(o *Options) { o.Cluster = provider.NameKubeconfig }, "add --allow-existing-cluster"},
+		{"kubeconfig with the flag", func(o *Options) { o.Cluster, o.Settings.AllowExisting = provider.NameKubeconfig, true }, ""},
+		{"allow-existing on kind", func(o *Options) { o.Settings.AllowExisting = true }, "--allow-existing-cluster does not apply to --cluster kind"},
+		{"compare on an existing cluster", func(o *Options) {
+			o.Cluster, o.Settings.AllowExisting, o.Compare = provider.NameKubeconfig, true, "SchedulerPopFromBackoffQ"
+		}, "--compare SchedulerPopFromBackoffQ needs a cluster the run starts"},
+		{"compare an unknown gate", func(o *Options) { o.Compare = "NoSuchGate" }, "--compare NoSuchGate: unrecognized feature gate: NoSuchGate"},
+		{"compare a locked gate", func(o *Options) { o.Compare = "SchedulerQueueingHints" }, "--compare SchedulerQueueingHints: cannot set feature gate SchedulerQueueingHints to false"},
+		{"compare", func(o *Options) { o.Compare = "SchedulerPopFromBackoffQ" }, ""},
+		{"parallelism", func(o *Options) { o.Parallelism = 0 }, "--parallelism must be at least 1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := defaults()
+			tc.set(&o)
+			_, err := Prepare(o)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("Prepare() = %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestPrepare_plan(t *testing.T) {
+	o := defaults()
+	o.Workload, o.Compare = "4Nodes_40Blocked", "SchedulerPopFromBackoffQ"
+	p, err := Prepare(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.opts.LabelFilter != "" {
+		t.Errorf("--workload keeps label filter %q", p.opts.LabelFilter)
+	}
+	if !p.embedded || p.opts.Topic != "backoff-drain" || len(p.selected) != 1 || p.selected[0].Workload != "4Nodes_40Blocked" {
+		t.Errorf("embedded %t, topic %q, selected %d", p.embedded, p.opts.Topic, len(p.selected))
+	}
+	if len(p.variants) != 2 || !p.variants[0].Gates["SchedulerPopFromBackoffQ"] || p.variants[1].Gates["SchedulerPopFromBackoffQ"] {
+		t.Errorf("variants %+v, want the gate on, then off", p.variants)
+	}
+	// The scheduler configuration travels as the file's bytes.
+	if s := p.selected[0]; len(s.SchedulerConfig) == 0 || !strings.Contains(string(s.SchedulerConfig), "KubeSchedulerConfiguration") {
+		t.Errorf("scheduler config %q", s.SchedulerConfig)
+	}
+
+	// A file on disk wins over nothing; its topic is its name.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mine.yaml")
+	const file = "- name: T\n  workloadTemplate:\n  - {opcode: createNodes, count: 1}\n  - {opcode: createPods, count: 1, collectMetrics: true}\n  workloads:\n  - {name: w, labels: [performance]}\n"
+	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o = defaults()
+	o.Source = path
+	if p, err = Prepare(o); err != nil {
+		t.Fatal(err)
+	}
+	if p.embedded || p.opts.Topic != "mine" || p.path != path {
+		t.Errorf("embedded %t, topic %q, path %q", p.embedded, p.opts.Topic, p.path)
+	}
+}
+
+func TestDefaultTopic(t *testing.T) {
+	for path, want := range map[string]string{
+		"/m/test/integration/scheduler_perf/misc/performance-config.yaml": "misc",
+		"workloads/backoff-drain.yaml":                                    "backoff-drain",
+	} {
+		if got := defaultTopic(path); got != want {
+			t.Errorf("defaultTopic(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
