@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -89,15 +92,10 @@ func TestRun_compare(t *testing.T) {
 	}
 }
 
-// TestRun_kubeconfigInterrupted runs AllOps on an existing cluster (a
-// `schedq-perf cluster up` in another process), interrupts the run with
-// SIGINT once it has created nodes, and checks that everything it created
-// is gone (namespaces terminating: the embedded control plane runs no
-// namespace controller).
-func TestRun_kubeconfigInterrupted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a control plane")
-	}
+// clusterUp starts `schedq-perf cluster up` in a process of its own and
+// returns its kubeconfig and a client; the cluster stops with the test.
+func clusterUp(t *testing.T) (string, kubernetes.Interface) {
+	t.Helper()
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	up := exec.Command(os.Args[0], "cluster", "up", "--kubeconfig-out", kubeconfig)
 	up.Env = append(os.Environ(), runMainEnv+"=1")
@@ -108,10 +106,10 @@ func TestRun_kubeconfigInterrupted(t *testing.T) {
 	if err := up.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		_ = up.Process.Signal(syscall.SIGTERM)
 		_ = up.Wait()
-	}()
+	})
 	ready := make(chan bool, 1)
 	go func() {
 		sc := bufio.NewScanner(upOut)
@@ -134,50 +132,167 @@ func TestRun_kubeconfigInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := kubernetes.NewForConfigOrDie(cfg)
-	ctx := context.Background()
+	cfg.QPS, cfg.Burst = -1, 0
+	return kubeconfig, kubernetes.NewForConfigOrDie(cfg)
+}
 
-	run := exec.Command(os.Args[0], "run", tinyFile, "--test-case", "AllOps", "--workload", "3Nodes",
-		"--cluster", "kubeconfig", "--allow-existing-cluster", "--kubeconfig", kubeconfig, "--out", t.TempDir())
-	run.Env = append(os.Environ(), runMainEnv+"=1")
-	var stderr bytes.Buffer
-	run.Stderr = &stderr
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
+// TestRun_kubeconfigInterrupted runs workloads on an existing cluster (a
+// `schedq-perf cluster up` in another process), interrupts each run with
+// SIGINT once it has created what it is waited for, and checks that
+// everything it created is gone in time (namespaces terminating: the
+// embedded control plane runs no namespace controller), and that the
+// command says what it removed. The large case is the size of a real run:
+// 50 nodes and 3,300 pods, gone within 15 seconds.
+func TestRun_kubeconfigInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
 	}
-	sel := metav1.ListOptions{LabelSelector: runner.RunLabelKey}
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		nodes, err := client.CoreV1().Nodes().List(ctx, sel)
-		if err == nil && len(nodes.Items) >= 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = run.Process.Kill()
-			t.Fatalf("the run created no nodes; stderr:\n%s", stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
+	kubeconfig, client := clusterUp(t)
+	tests := []struct {
+		name, testCase, workload string
+		nodes, pods              int
+		within                   time.Duration
+	}{
+		{"every op", "AllOps", "3Nodes", 3, 0, time.Minute},
+		{"50 nodes and 3300 pods", "Interrupt", "50Nodes_3300Pods", 50, 3301, 15 * time.Second},
 	}
-	if err := run.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			run := exec.Command(os.Args[0], "run", tinyFile, "--test-case", tc.testCase, "--workload", tc.workload,
+				"--cluster", "kubeconfig", "--allow-existing-cluster", "--kubeconfig", kubeconfig, "--out", t.TempDir())
+			run.Env = append(os.Environ(), runMainEnv+"=1")
+			var stderr syncBuffer
+			run.Stderr = &stderr
+			if err := run.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- run.Wait() }()
+			sel := metav1.ListOptions{LabelSelector: runner.RunLabelKey}
+			deadline := time.Now().Add(3 * time.Minute)
+			for {
+				select {
+				case err := <-exited:
+					t.Fatalf("the run exited (%v) before it created %d nodes and %d pods; stderr:\n%s", err, tc.nodes, tc.pods, stderr.String())
+				default:
+				}
+				nodes, err := client.CoreV1().Nodes().List(ctx, sel)
+				pods, err2 := client.CoreV1().Pods("").List(ctx, sel)
+				if err == nil && err2 == nil && len(nodes.Items) >= tc.nodes && len(pods.Items) >= tc.pods {
+					t.Logf("%d nodes and %d pods created", len(nodes.Items), len(pods.Items))
+					break
+				}
+				if time.Now().After(deadline) {
+					_ = run.Process.Kill()
+					t.Fatalf("the run did not create %d nodes and %d pods; stderr:\n%s", tc.nodes, tc.pods, stderr.String())
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			interrupted := time.Now()
+			if err := run.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			err := <-exited
+			took := time.Since(interrupted)
+			t.Logf("exited %.1fs after SIGINT; stderr:\n%s", took.Seconds(), stderr.String())
+			if err == nil {
+				t.Error("an interrupted run exited 0")
+			}
+			if !strings.Contains(stderr.String(), "interrupted") {
+				t.Error("the run does not say it was interrupted")
+			}
+			if want := fmt.Sprintf("removed %d pods, %d nodes", tc.pods, tc.nodes); tc.pods > 0 && !strings.Contains(stderr.String(), want) {
+				t.Errorf("the run does not say it %s", want)
+			}
+			nodes, _ := client.CoreV1().Nodes().List(ctx, sel)
+			pods, _ := client.CoreV1().Pods("").List(ctx, sel)
+			if len(nodes.Items) != 0 || len(pods.Items) != 0 {
+				t.Errorf("left behind: %d nodes, %d pods", len(nodes.Items), len(pods.Items))
+			}
+			nss, _ := client.CoreV1().Namespaces().List(ctx, sel)
+			for _, ns := range nss.Items {
+				if ns.DeletionTimestamp == nil {
+					t.Errorf("namespace %s is not being deleted", ns.Name)
+				}
+			}
+			// The bound is for a machine the test has to itself: on a shared
+			// one it stretches by the load beyond the cores.
+			within := time.Duration(float64(tc.within) * loadFactor())
+			if took > within {
+				t.Errorf("everything was gone %.1fs after SIGINT, want within %v (%v at a load of one per core)", took.Seconds(), within.Round(time.Second), tc.within)
+			}
+		})
 	}
-	err = run.Wait()
+}
+
+// TestPlugin_perfOnKubeconfig is what a krew user does with a test
+// cluster: the plugin, built on its own from the lean module, lists its
+// built-in workloads and runs one on an existing cluster (here a
+// `schedq-perf cluster up`), then reports.
+func TestPlugin_perfOnKubeconfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	plugin := filepath.Join(t.TempDir(), "kubectl-schedq")
+	build := exec.Command("go", "build", "-o", plugin, "./cmd/kubectl-schedq")
+	build.Dir = "../../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build the plugin: %v\n%s", err, out)
+	}
+	list, err := exec.Command(plugin, "perf", "list").Output()
+	if err != nil || !strings.Contains(string(list), "backoff-drain") || !strings.Contains(string(list), "4Nodes_40Blocked (integration-test)") {
+		t.Fatalf("perf list: %v\n%s", err, list)
+	}
+	kubeconfig, _ := clusterUp(t)
+	out := t.TempDir()
+	run := exec.Command(plugin, "perf", "run", "backoff-drain", "--workload", "4Nodes_40Blocked",
+		"--cluster", "kubeconfig", "--allow-existing-cluster", "--kubeconfig", kubeconfig, "--out", out)
+	var stdout, stderr bytes.Buffer
+	run.Stdout, run.Stderr = &stdout, &stderr
+	err = run.Run()
 	t.Logf("stderr:\n%s", stderr.String())
-	if err == nil {
-		t.Error("an interrupted run exited 0")
+	if err != nil {
+		t.Fatalf("perf run: %v\n%s", err, stdout.String())
 	}
-	if !strings.Contains(stderr.String(), "interrupted") {
-		t.Error("the run does not say it was interrupted")
-	}
-	nodes, _ := client.CoreV1().Nodes().List(ctx, sel)
-	pods, _ := client.CoreV1().Pods("").List(ctx, sel)
-	if len(nodes.Items) != 0 || len(pods.Items) != 0 {
-		t.Errorf("left behind: %d nodes, %d pods", len(nodes.Items), len(pods.Items))
-	}
-	nss, _ := client.CoreV1().Namespaces().List(ctx, sel)
-	for _, ns := range nss.Items {
-		if ns.DeletionTimestamp == nil {
-			t.Errorf("namespace %s is not being deleted", ns.Name)
+	for _, want := range []string{"BackoffDrain/4Nodes_40Blocked", "report.html"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
 		}
 	}
+	rep, err := exec.Command(plugin, "perf", "report", out).Output()
+	if err != nil || !strings.Contains(string(rep), "BackoffDrain/4Nodes_40Blocked") {
+		t.Errorf("perf report: %v\n%s", err, rep)
+	}
+}
+
+// syncBuffer is a bytes.Buffer a process writes while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// loadFactor is the one-minute load average per core, at least 1.
+func loadFactor() float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 1
+	}
+	var load float64
+	if _, err := fmt.Sscan(string(data), &load); err != nil {
+		return 1
+	}
+	return max(1, load/float64(runtime.NumCPU()))
 }

@@ -77,6 +77,7 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 		errs = append(errs, err)
 	}
 	parallel := func(n int, fn func(i int)) { workqueue.ParallelizeUntil(ctx, 20, n, fn) }
+	wide := func(n int, fn func(i int)) { workqueue.ParallelizeUntil(ctx, cleanupParallelism, n, fn) }
 	now := metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}
 
 	// The pods' namespaces: those listed, and those the ledger knows the
@@ -102,6 +103,17 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 		for _, p := range pvcs.Items {
 			podNS[p.Namespace] = true
 		}
+	}
+	// One delete per pod, many at once and unthrottled: kube-apiserver
+	// carries out a delete collection one object at a time
+	// (--delete-collection-workers is 1 by default), so a collection of
+	// thousands takes tens of seconds; a collection per namespace still
+	// follows, for pods created after the list.
+	if pods != nil {
+		wide(len(pods.Items), func(i int) {
+			p := &pods.Items[i]
+			fail(client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, now))
+		})
 	}
 	nsList := sortedKeys(podNS)
 	parallel(len(nsList), func(i int) {
@@ -172,6 +184,9 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 	}
 	return removed, nil
 }
+
+// cleanupParallelism is how many deletes Cleanup keeps in flight.
+const cleanupParallelism = 100
 
 func sortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))

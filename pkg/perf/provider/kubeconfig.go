@@ -146,6 +146,10 @@ func (k *Kubeconfig) Start(ctx context.Context, spec Spec) (*Instance, error) {
 func cleanupClient(cfg *rest.Config, client kubernetes.Interface) kubernetes.Interface {
 	c := rest.CopyConfig(cfg)
 	c.QPS, c.Burst = -1, 0
+	// Protobuf: thousands of delete responses decode at a fraction of
+	// JSON's cost, on a machine the API server shares.
+	c.ContentType = "application/vnd.kubernetes.protobuf"
+	c.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	fast, err := kubernetes.NewForConfig(c)
 	if err != nil {
 		return client
