@@ -5,3 +5,5 @@ package run
 import "os/exec"
 
 func setProcessGroup(*exec.Cmd) {}
+
+func killGroup(cmd *exec.Cmd) { _ = cmd.Process.Kill() }

@@ -354,6 +354,8 @@ func (p *Plan) runChild(ctx context.Context, hardStop <-chan struct{}, exe, tmp 
 	// interrupt, so that a terminal's second Ctrl-C does not kill the child
 	// in the middle of its cleanup before the parent can report.
 	setProcessGroup(cmd)
+	// A grandchild that outlives the child must not hold Wait forever.
+	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
 		return failed(fmt.Errorf("start %s: %w", exe, err)), nil
 	}
@@ -367,12 +369,12 @@ func (p *Plan) runChild(ctx context.Context, hardStop <-chan struct{}, exe, tmp 
 		select {
 		case waitErr = <-done:
 		case <-hardStop:
-			_ = cmd.Process.Kill()
+			killGroup(cmd)
 			<-done
 			fmt.Fprintf(o.Stderr, "interrupted again: stopped without cleaning up.\n%s\n", p.leftBehind(spec))
 			return nil, ErrLeftBehind
-		case <-time.After(5 * time.Minute):
-			_ = cmd.Process.Kill()
+		case <-time.After(stopTimeout):
+			killGroup(cmd)
 			waitErr = <-done
 		}
 	}

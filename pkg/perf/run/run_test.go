@@ -1,10 +1,15 @@
 package run
 
 import (
+	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
@@ -107,4 +112,62 @@ func TestDefaultTopic(t *testing.T) {
 			t.Errorf("defaultTopic(%q) = %q, want %q", path, got, want)
 		}
 	}
+}
+
+// TestRun_secondInterrupt drives Run with a child that ignores SIGINT, as
+// one busy cleaning up does: the first interrupt is forwarded, the second
+// makes Run kill it and leave at once, naming what may be left and the
+// command that removes it.
+func TestRun_secondInterrupt(t *testing.T) {
+	o := defaults()
+	o.Workload, o.Out = "4Nodes_40Blocked", t.TempDir()
+	var stderr strings.Builder
+	o.Stdout, o.Stderr = &strings.Builder{}, &syncWriter{w: &stderr}
+	o.Executable = "/bin/sh"
+	o.ChildArgs = []string{"-c", `trap "" INT; echo child started; sleep 60`, "child"}
+	p, err := Prepare(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigs := make(chan os.Signal, 2)
+	done := make(chan error, 1)
+	go func() { done <- p.Run(context.Background(), sigs) }()
+	time.Sleep(300 * time.Millisecond)
+	sigs <- os.Interrupt
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned after one interrupt (%v), while the child still cleans up", err)
+	default:
+	}
+	began := time.Now()
+	sigs <- os.Interrupt
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after the second interrupt")
+	}
+	if took := time.Since(began); took > 2*time.Second {
+		t.Errorf("Run took %v to leave after the second interrupt", took)
+	}
+	if !errors.Is(err, ErrLeftBehind) {
+		t.Errorf("Run() = %v, want ErrLeftBehind", err)
+	}
+	msg := stderr.String()
+	for _, want := range []string{"interrupted again", "kind delete cluster --name schedq-perf-"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
