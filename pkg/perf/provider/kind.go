@@ -264,6 +264,9 @@ func (k *Kind) Start(ctx context.Context, spec Spec) (_ *Instance, retErr error)
 		cluster.CreateWithKubeconfigPath(kubeconfigPath),
 		cluster.CreateWithDisplayUsage(false),
 		cluster.CreateWithDisplaySalutation(false),
+		// kind deletes a cluster that failed to come up; --keep keeps it,
+		// to look inside.
+		cluster.CreateWithRetain(k.Keep),
 	); err != nil {
 		if !k.Keep {
 			_ = p.Delete(name, kubeconfigPath)
