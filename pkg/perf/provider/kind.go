@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/kind/pkg/apis/config/defaults"
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	"sigs.k8s.io/kind/pkg/cluster"
+	kindexec "sigs.k8s.io/kind/pkg/exec"
 	"sigs.k8s.io/kind/pkg/log"
 	"sigs.k8s.io/yaml"
 
@@ -271,7 +272,7 @@ func (k *Kind) Start(ctx context.Context, spec Spec) (_ *Instance, retErr error)
 		if !k.Keep {
 			_ = p.Delete(name, kubeconfigPath)
 		}
-		return nil, fmt.Errorf("kind create cluster %s (image %s): %w", name, image, err)
+		return nil, fmt.Errorf("kind create cluster %s (image %s): %w%s", name, image, err, commandOutput(err))
 	}
 	deleteCluster := func() error {
 		if k.Keep {
@@ -371,6 +372,20 @@ func DetectContainerRuntime() (cluster.ProviderOption, error) {
 		return nil, fmt.Errorf("%w (docker: %s)", ErrNoContainerRuntime, lastLine(msg))
 	}
 	return detected, nil
+}
+
+// commandOutput is the end of the output of the command behind a kind
+// error (kubeadm's, say), which kind's message leaves out.
+func commandOutput(err error) string {
+	rErr := kindexec.RunErrorForError(err)
+	if rErr == nil || len(rErr.Output) == 0 {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(rErr.Output)), "\n")
+	if len(lines) > 10 {
+		lines = lines[len(lines)-10:]
+	}
+	return "; its output ends:\n  " + strings.Join(lines, "\n  ")
 }
 
 func lastLine(s string) string {
