@@ -259,6 +259,9 @@ func (k *Kind) Start(ctx context.Context, spec Spec) (_ *Instance, retErr error)
 		image = defaults.Image
 	}
 	kubeconfigPath := filepath.Join(dir, "kubeconfig")
+	// kind makes a docker network for its clusters and never removes it:
+	// the run removes it when the run made it and nothing else uses it.
+	hadNetwork := dockerNetworkExists(ctx, kindNetwork)
 	if err := p.Create(name,
 		cluster.CreateWithV1Alpha4Config(cfg),
 		cluster.CreateWithNodeImage(image),
@@ -271,6 +274,9 @@ func (k *Kind) Start(ctx context.Context, spec Spec) (_ *Instance, retErr error)
 	); err != nil {
 		if !k.Keep {
 			_ = p.Delete(name, kubeconfigPath)
+			if !hadNetwork {
+				_ = removeUnusedNetwork(kindNetwork)
+			}
 		}
 		return nil, fmt.Errorf("kind create cluster %s (image %s): %w%s", name, image, err, commandOutput(err))
 	}
@@ -278,7 +284,11 @@ func (k *Kind) Start(ctx context.Context, spec Spec) (_ *Instance, retErr error)
 		if k.Keep {
 			return nil
 		}
-		return p.Delete(name, kubeconfigPath)
+		err := p.Delete(name, kubeconfigPath)
+		if !hadNetwork {
+			err = errors.Join(err, removeUnusedNetwork(kindNetwork))
+		}
+		return err
 	}
 	defer func() {
 		if retErr != nil {
@@ -372,6 +382,35 @@ func DetectContainerRuntime() (cluster.ProviderOption, error) {
 		return nil, fmt.Errorf("%w (docker: %s)", ErrNoContainerRuntime, lastLine(msg))
 	}
 	return detected, nil
+}
+
+// kindNetwork is the docker network kind puts its nodes on.
+const kindNetwork = "kind"
+
+// dockerNetworkExists says whether docker has the network; false without
+// docker (podman, nerdctl), where the run leaves networks alone.
+func dockerNetworkExists(ctx context.Context, name string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := exec.LookPath("docker"); err != nil {
+		return true
+	}
+	return exec.CommandContext(ctx, "docker", "network", "inspect", name).Run() == nil
+}
+
+// removeUnusedNetwork removes the docker network when no container is on
+// it (another kind cluster may have joined since).
+func removeUnusedNetwork(name string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "docker", "network", "inspect", name, "--format", "{{len .Containers}}").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "0" {
+		return nil
+	}
+	if out, err := exec.CommandContext(ctx, "docker", "network", "rm", name).CombinedOutput(); err != nil {
+		return fmt.Errorf("docker network rm %s: %v: %s", name, err, strings.TrimSpace(string(out)))
+	}
+	return nil
 }
 
 // commandOutput is the end of the output of the command behind a kind
