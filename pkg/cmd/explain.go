@@ -176,16 +176,15 @@ func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
 		}
 		o.printObj = p.PrintObj
 	}
-	o.timeout = DefaultScrapeTimeout
+	if o.timeout, err = requestTimeout(cmd, o.getter); err != nil {
+		return err
+	}
 	if o.client != nil { // set by tests
 		return nil
 	}
 	cfg, err := o.getter.ToRESTConfig()
 	if err != nil {
 		return err
-	}
-	if cfg.Timeout > 0 {
-		o.timeout = cfg.Timeout
 	}
 	if o.client, err = kubernetes.NewForConfig(cfg); err != nil {
 		return err
@@ -300,6 +299,14 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	// name or a selector, they are listed besides the targets.
 	listAll := !o.AllNamespaces || o.Selector != ""
 	now := o.clock.Now()
+	// Every call is bounded, the scrape included: --request-timeout, or
+	// DefaultRequestTimeout.
+	bound := o.timeout
+	if bound <= 0 {
+		bound = DefaultRequestTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
 
 	var (
 		wg                                      sync.WaitGroup
@@ -342,9 +349,8 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	})
 	if !o.NoMetrics {
 		run(func() {
-			sctx, cancel := context.WithTimeout(ctx, o.timeout)
-			defer cancel()
-			snap, sErr = o.source.Scrape(sctx)
+			snap, sErr = o.source.Scrape(ctx)
+			sErr = boundedScrape(o.source, bound, sErr)
 		})
 	}
 	wg.Wait()
@@ -353,10 +359,11 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	var targets []*corev1.Pod
 	var notFound []string
 	if targetErr != nil {
-		if len(o.podNames) > 0 {
-			return nil, fmt.Errorf("listing pods in namespace %q: %w", ns, targetErr)
+		call := fmt.Sprintf("listing pods in namespace %q", ns)
+		if ns == metav1.NamespaceAll {
+			call = "listing pods in all namespaces"
 		}
-		return nil, fmt.Errorf("listing pods: %w", targetErr)
+		return nil, bounded(call, bound, targetErr)
 	}
 	if len(o.podNames) > 0 {
 		byName := map[string]*corev1.Pod{}
@@ -389,7 +396,7 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 		case apierrors.IsForbidden(allErr):
 			warnings = append(warnings, "cannot list pods in all namespaces: placement is reasoned over this namespace's pending pods only")
 		default:
-			return nil, fmt.Errorf("listing pending pods: %w", allErr)
+			return nil, bounded("listing pending pods in all namespaces", bound, allErr)
 		}
 	}
 
@@ -398,7 +405,7 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	if evErr == nil {
 		events = evList.Items
 	} else {
-		warnings = append(warnings, fmt.Sprintf("cannot list events (%v): failures are read from the pods' conditions only", shortError(evErr)))
+		warnings = append(warnings, fmt.Sprintf("cannot list events (%v): failures are read from the pods' conditions only", shortError(bounded("listing FailedScheduling events", bound, evErr))))
 	}
 
 	// 4. Nodes: the ones added since a pod failed may have moved it on.
@@ -409,7 +416,7 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 			nodes = append(nodes, &nodeList.Items[i])
 		}
 	} else {
-		warnings = append(warnings, fmt.Sprintf("cannot list nodes (%v): nodes added since a pod failed are not seen", shortError(nodeErr)))
+		warnings = append(warnings, fmt.Sprintf("cannot list nodes (%v): nodes added since a pod failed are not seen", shortError(bounded("listing nodes", bound, nodeErr))))
 	}
 
 	// 5. The scrape.

@@ -29,8 +29,6 @@ const (
 	// DefaultStatusInterval is the time between the two scrapes that give
 	// rates, and between redraws with --watch.
 	DefaultStatusInterval = 2 * time.Second
-	// DefaultScrapeTimeout bounds one scrape when --request-timeout is 0.
-	DefaultScrapeTimeout = 30 * time.Second
 	// PrometheusRateWindow is the rate window with --prometheus-url: a
 	// Prometheus server samples every 15–60 s, so shorter windows show nothing.
 	PrometheusRateWindow = 5 * time.Minute
@@ -102,7 +100,8 @@ the last 5 minutes). The metrics are read from the first of:
      credentials. This needs get/list pods, create pods/portforward and get
      leases in kube-system, and get on the /metrics non-resource URL.
 
-Each scrape gives up after --request-timeout (30s when it is 0).`,
+Each scrape, discovery and port-forward included, gives up after
+--request-timeout (30s when it is not set or 0).`,
 		Example: `  # The queue of the cluster in the current context
   kubectl schedq status
 
@@ -123,10 +122,10 @@ Each scrape gives up after --request-timeout (30s when it is 0).`,
   kubectl schedq status -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Validate(); err != nil {
+			if err := o.Complete(cmd); err != nil {
 				return err
 			}
-			if err := o.Complete(cmd); err != nil {
+			if err := o.Validate(); err != nil {
 				return err
 			}
 			return o.Run(cmd.Context())
@@ -172,9 +171,9 @@ func (o *StatusOptions) output() string {
 
 // Complete resolves the metrics source, the timeout and the printer.
 func (o *StatusOptions) Complete(cmd *cobra.Command) error {
-	o.timeout = DefaultScrapeTimeout
-	if cfg, err := o.getter.ToRESTConfig(); err == nil && cfg.Timeout > 0 {
-		o.timeout = cfg.Timeout
+	var err error
+	if o.timeout, err = requestTimeout(cmd, o.getter); err != nil {
+		return err
 	}
 	if o.output() != "" {
 		p, err := o.printFlags.ToPrinter()
@@ -370,12 +369,12 @@ func (o *StatusOptions) explain(err error) error {
 	case errors.As(err, &transport):
 		switch transport.Kind {
 		case metricscrape.Timeout:
-			return fmt.Errorf("%w (gave up after %s; see --request-timeout)", err, o.timeout)
+			return bounded("reading the scheduler's metrics from "+transport.Target, o.timeout, err)
 		case metricscrape.TLSFailure:
 			return fmt.Errorf("%w; if the scheduler's serving certificate is signed by another CA pass --certificate-authority FILE, or skip the check with --insecure-skip-tls-verify", err)
 		}
 	}
-	return err
+	return boundedScrape(o.source, o.timeout, err)
 }
 
 // SchedulerStatus is what `status` shows; -o json|yaml prints it as is.

@@ -436,7 +436,7 @@ func TestStatusOptions_explain(t *testing.T) {
 		{
 			name: "timeout",
 			err:  &metricscrape.TransportError{Kind: metricscrape.Timeout, Target: "https://s/metrics", Err: context.DeadlineExceeded},
-			want: []string{"https://s/metrics did not answer in time (gave up after 5s; see --request-timeout)"},
+			want: []string{"reading the scheduler's metrics from https://s/metrics: no answer within 5s (wait longer with --request-timeout"},
 		},
 		{
 			name: "tls",
@@ -546,7 +546,7 @@ func TestStatusOptions_Complete_requestTimeout(t *testing.T) {
 	for _, tc := range []struct {
 		flag string
 		want time.Duration
-	}{{"5s", 5 * time.Second}, {"0", DefaultScrapeTimeout}} {
+	}{{"5s", 5 * time.Second}, {"0", DefaultRequestTimeout}} {
 		streams, _, _, _ := genericiooptions.NewTestIOStreams()
 		getter := genericclioptions.NewTestConfigFlags().WithClientConfig(clientcmd.NewDefaultClientConfig(*cfg, &clientcmd.ConfigOverrides{Timeout: tc.flag}))
 		o := NewStatusOptions(getter, streams)
