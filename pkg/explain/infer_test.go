@@ -137,7 +137,20 @@ func TestInfer(t *testing.T) {
 				}
 			}},
 		{name: "no metrics: lower confidence, says why", now: 10 * time.Second, pods: []*corev1.Pod{fitPod},
-			pod: "fit", wantState: StatePending, wantQueue: queue.LocationUnschedulable, minConf: 0.7, wantInText: "403"},
+			pod: "fit", wantState: StatePending, wantQueue: queue.LocationUnschedulable, minConf: 0.7, wantInText: "403",
+			check: func(t *testing.T, e Explanation) {
+				if e.Confidence >= 0.9 {
+					t.Fatalf("confidence %.2f: the case needs the below-90%% evidence line", e.Confidence)
+				}
+				for _, ev := range e.Evidence {
+					if ev == "" || strings.HasPrefix(ev, ";") || strings.HasPrefix(ev, " ") {
+						t.Errorf("evidence line %q has no start", ev)
+					}
+				}
+				if !strings.Contains(strings.Join(e.Evidence, "\n"), "without the queue metrics") {
+					t.Errorf("evidence %q does not say the metrics are missing", e.Evidence)
+				}
+			}},
 		{name: "events of an earlier pod with the same name are ignored", pods: []*corev1.Pod{reused}, events: []corev1.Event{staleEvent},
 			metrics: metrics(1, 0, 0, 0), pod: "reused", wantState: StatePending, wantQueue: queue.LocationActive, minConf: 0.8},
 	}
