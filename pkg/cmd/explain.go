@@ -432,6 +432,7 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 		warnings = append(warnings, fmt.Sprintf("no scheduler metrics (%s): queue counts unknown, confidence is lower; see 'kubectl schedq status' for the remedy", in.MetricsMissing))
 	default:
 		in.Metrics = queueMetrics(snap)
+		warnings = append(warnings, snap.Warnings...)
 	}
 	in.Now = now
 	return &Gathered{Input: in, Warnings: warnings, NotFound: notFound}, nil

@@ -309,6 +309,11 @@ func (o *StatusOptions) scrapeAt(ctx context.Context, h metricscrape.Historian, 
 // print writes one status: through -o's printer, or as the table (redrawn
 // in place on a terminal with --watch).
 func (o *StatusOptions) print(st *SchedulerStatus, frame int) error {
+	if !o.Watch {
+		for _, w := range st.Warnings {
+			fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+		}
+	}
 	if o.printObj != nil {
 		return o.printObj(st, o.Out)
 	}
@@ -316,7 +321,7 @@ func (o *StatusOptions) print(st *SchedulerStatus, frame int) error {
 	if o.Watch {
 		fmt.Fprintf(&b, "Every %s: kubectl schedq status    %s\n\n", o.Interval, st.Time.Local().Format("15:04:05"))
 	}
-	if err := PrintStatusTable(&b, st); err != nil {
+	if err := printStatusTable(&b, st, o.Watch); err != nil {
 		return err
 	}
 	text := b.String()
@@ -408,6 +413,8 @@ type SchedulerStatus struct {
 	// Error is set on a --watch frame whose scrape failed; the rest is the
 	// last good picture.
 	Error string `json:"error,omitempty"`
+	// Warnings name the series whose values look wrong, and the source.
+	Warnings []string `json:"warnings,omitempty"`
 
 	snapshot *metricscrape.Snapshot
 }
@@ -521,6 +528,7 @@ func NewSchedulerStatus(prev, cur *metricscrape.Snapshot) (*SchedulerStatus, err
 		Incoming: []IncomingPods{},
 		Attempts: []ScheduleAttempts{},
 		Signals:  []Signal{},
+		Warnings: cur.Warnings,
 		snapshot: cur,
 	}
 	for _, g := range metricscrape.QueueGates {
@@ -737,6 +745,7 @@ func (s *SchedulerStatus) DeepCopy() *SchedulerStatus {
 		out.Scheduled.SLIp99 = &d
 	}
 	out.Signals = append([]Signal(nil), s.Signals...)
+	out.Warnings = append([]string(nil), s.Warnings...)
 	return &out
 }
 
