@@ -162,10 +162,12 @@ calls whatever the number of pods, all at once.`,
 // Complete resolves the namespace, the pods named, the client, the metrics
 // source and the printer.
 func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
-	o.podNames = args
 	var err error
-	if o.namespace, _, err = o.getter.ToRawKubeConfigLoader().Namespace(); err != nil {
+	if o.podNames, err = podNames(args); err != nil {
 		return err
+	}
+	if o.namespace, _, err = o.getter.ToRawKubeConfigLoader().Namespace(); err != nil {
+		return kubeconfigError(err, "")
 	}
 	if out := o.output(); out == "wide" {
 		o.wide = true
@@ -182,7 +184,7 @@ func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.client != nil { // set by tests
 		return nil
 	}
-	cfg, err := o.getter.ToRESTConfig()
+	cfg, err := restConfig(o.getter, "")
 	if err != nil {
 		return err
 	}
@@ -273,8 +275,8 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if len(notFound) > 0 {
-		where := fmt.Sprintf("namespace %q", o.namespace)
-		return fmt.Errorf("pod(s) %s not found (looked in %s; use -n NAMESPACE or -A)", strings.Join(quoteAll(notFound), ", "), where)
+		return fmt.Errorf("pod(s) %s not found in namespace %q: name the pod's namespace with -n NAMESPACE ('kubectl get pods -A --field-selector metadata.name=%s' finds it)",
+			strings.Join(quoteAll(notFound), ", "), o.namespace, notFound[0])
 	}
 	if len(in.Pods) == 0 && len(o.podNames) == 0 {
 		fmt.Fprintln(o.ErrOut, "no pending pods")
@@ -362,6 +364,9 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 		call := fmt.Sprintf("listing pods in namespace %q", ns)
 		if ns == metav1.NamespaceAll {
 			call = "listing pods in all namespaces"
+			if apierrors.IsForbidden(targetErr) {
+				return nil, fmt.Errorf("%s: %w; you may not list pods in every namespace: name one with -n NAMESPACE instead of -A", call, targetErr)
+			}
 		}
 		return nil, bounded(call, bound, targetErr)
 	}
@@ -436,6 +441,31 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	}
 	in.Now = now
 	return &Gathered{Input: in, Warnings: warnings, NotFound: notFound}, nil
+}
+
+// podNames takes the pods named on the command line as NAME or, the way
+// kubectl prints them, pod/NAME.
+func podNames(args []string) ([]string, error) {
+	names := make([]string, 0, len(args))
+	for _, a := range args {
+		name := a
+		if kind, n, ok := strings.Cut(a, "/"); ok {
+			switch strings.ToLower(kind) {
+			case "pod", "pods", "po":
+				name = n
+			default:
+				return nil, fmt.Errorf("%q: explain takes pods, as NAME or pod/NAME", a)
+			}
+		}
+		if name == "" || strings.Contains(name, "/") {
+			return nil, fmt.Errorf("%q: explain takes pods, as NAME or pod/NAME", a)
+		}
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	return names, nil
 }
 
 func quoteAll(l []string) []string {

@@ -19,6 +19,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
@@ -188,6 +189,13 @@ func (o *StatusOptions) Complete(cmd *cobra.Command) error {
 	if o.source != nil { // set by tests
 		return nil
 	}
+	named := metricscrape.Options{MetricsURL: o.MetricsURL, PrometheusURL: o.PrometheusURL, MetricsFile: o.MetricsFile}
+	if named.MetricsURL == "" && named.PrometheusURL == "" && named.MetricsFile == "" {
+		// The kubeconfig finds the scheduler: say plainly if there is none.
+		if _, err := restConfig(o.getter, "name the metrics with --metrics-url, --prometheus-url or --metrics-file"); err != nil {
+			return err
+		}
+	}
 	src, err := metricscrape.Resolve(metricscrape.Options{
 		MetricsURL:         o.MetricsURL,
 		PrometheusURL:      o.PrometheusURL,
@@ -196,8 +204,8 @@ func (o *StatusOptions) Complete(cmd *cobra.Command) error {
 		KubeConfig:         o.getter.ToRawKubeConfigLoader(),
 	})
 	if err != nil {
-		if errors.Is(err, metricscrape.ErrNoKubeconfig) || strings.Contains(err.Error(), "no configuration has been provided") {
-			return fmt.Errorf("no kubeconfig to find the scheduler with: set KUBECONFIG or --kubeconfig, or name the metrics with --metrics-url, --prometheus-url or --metrics-file")
+		if errors.Is(err, metricscrape.ErrNoKubeconfig) || clientcmd.IsEmptyConfig(err) {
+			return &noKubeconfigError{alternatives: "name the metrics with --metrics-url, --prometheus-url or --metrics-file"}
 		}
 		return err
 	}
