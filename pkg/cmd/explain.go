@@ -68,7 +68,7 @@ func (f *metricsFlags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.MetricsURL, "metrics-url", f.MetricsURL, "Read the scheduler's metrics from this URL (http, or https with the kubeconfig's credentials)")
 	cmd.Flags().StringVar(&f.PrometheusURL, "prometheus-url", f.PrometheusURL, "Read the scheduler's series from this Prometheus server (instant queries)")
 	cmd.Flags().StringVar(&f.PrometheusSelector, "prometheus-selector", f.PrometheusSelector, `Label matchers that pick one scheduler on the Prometheus server, e.g. 'job="kube-scheduler"'`)
-	cmd.Flags().StringVar(&f.MetricsFile, "metrics-file", f.MetricsFile, "Read a saved text exposition of the scheduler's metrics")
+	cmd.Flags().StringVar(&f.MetricsFile, "metrics-file", f.MetricsFile, "Read a saved text exposition of the scheduler's metrics, or - for stdin")
 	_ = cmd.MarkFlagFilename("metrics-file", "prom", "txt")
 }
 
@@ -194,6 +194,7 @@ func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
 	if !o.NoMetrics && o.source == nil {
 		opts := o.metricsFlags.options()
 		opts.KubeConfig = o.getter.ToRawKubeConfigLoader()
+		opts.Stdin = o.In
 		if o.source, err = metricscrape.Resolve(opts); err != nil {
 			// Not fatal: explain still answers without the metrics.
 			o.source = failedSource{err}

@@ -51,3 +51,42 @@ func TestMetricsFileNumbers(t *testing.T) {
 		})
 	}
 }
+
+// TestInputs: the inputs a newcomer tries behave the same way everywhere.
+func TestInputs(t *testing.T) {
+	settled, err := os.ReadFile(filepath.Join(recordedDir, "v1.36-settled.prom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(recordedDir, "v1.36-settled.prom")
+	tests := []struct {
+		name    string
+		args    []string
+		stdin   []byte
+		wantOut string
+		wantErr string
+	}{
+		{name: "status --metrics-file -", args: []string{"status", "--metrics-file", "-", "-o", "jsonpath={.source.address} {.pending.total}"}, stdin: settled, wantOut: "stdin 14"},
+		{name: "status --metrics-file - malformed", args: []string{"status", "--metrics-file", "-"}, stdin: []byte("not metrics\n"), wantErr: "stdin:1: malformed metrics exposition"},
+		{name: "--request-timeout abc with a file", args: []string{"status", "--metrics-file", file, "--request-timeout", "abc"}, wantErr: "--request-timeout=abc: want a non-negative duration"},
+		{name: "--interval 1ns", args: []string{"status", "--metrics-file", file, "--interval", "1ns"}, wantErr: "--interval=1ns: want at least 500ms"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			streams, in, out, _ := genericiooptions.NewTestIOStreams()
+			in.Write(tc.stdin)
+			root := NewCmdSchedq(streams)
+			root.SetArgs(tc.args)
+			err := root.Execute()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || out.String() != tc.wantOut {
+				t.Fatalf("err = %v, stdout %q; want %q", err, out, tc.wantOut)
+			}
+		})
+	}
+}

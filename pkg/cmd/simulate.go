@@ -89,6 +89,9 @@ func (o *SimulateOptions) Run() error {
 	if err != nil {
 		return traceError(name, err)
 	}
+	if t.Len() == 0 {
+		fmt.Fprintf(o.ErrOut, "warning: %s: the trace has a header and no operations\n", name)
+	}
 	if o.PopFromBackoffQ != "" {
 		t.Config.PopFromBackoffQ = o.PopFromBackoffQ == "true"
 	}

@@ -30,6 +30,9 @@ const (
 	// DefaultStatusInterval is the time between the two scrapes that give
 	// rates, and between redraws with --watch.
 	DefaultStatusInterval = 2 * time.Second
+	// MinStatusInterval is the shortest --interval: below it the rates are
+	// noise and --watch only redraws the same numbers.
+	MinStatusInterval = 500 * time.Millisecond
 	// PrometheusRateWindow is the rate window with --prometheus-url: a
 	// Prometheus server samples every 15–60 s, so shorter windows show nothing.
 	PrometheusRateWindow = 5 * time.Minute
@@ -42,12 +45,9 @@ type StatusOptions struct {
 	getter     genericclioptions.RESTClientGetter
 	printFlags *genericclioptions.PrintFlags
 
-	MetricsURL         string
-	PrometheusURL      string
-	PrometheusSelector string
-	MetricsFile        string
-	Watch              bool
-	Interval           time.Duration
+	metricsFlags
+	Watch    bool
+	Interval time.Duration
 
 	// Set by Complete.
 	source   metricscrape.Source
@@ -132,25 +132,21 @@ Each scrape, discovery and port-forward included, gives up after
 			return o.Run(cmd.Context())
 		},
 	}
-	cmd.Flags().StringVar(&o.MetricsURL, "metrics-url", o.MetricsURL, "Read the scheduler's metrics from this URL (http, or https with the kubeconfig's credentials)")
-	cmd.Flags().StringVar(&o.PrometheusURL, "prometheus-url", o.PrometheusURL, "Read the scheduler's series from this Prometheus server (instant queries)")
-	cmd.Flags().StringVar(&o.PrometheusSelector, "prometheus-selector", o.PrometheusSelector, `Label matchers that pick one scheduler on the Prometheus server, e.g. 'job="kube-scheduler",cluster="prod"'`)
-	cmd.Flags().StringVar(&o.MetricsFile, "metrics-file", o.MetricsFile, "Read a saved text exposition of the scheduler's metrics")
+	o.metricsFlags.addFlags(cmd)
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, "Redraw at every --interval until interrupted")
-	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between the two scrapes that give rates, and between redraws")
+	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between the two scrapes that give rates, and between redraws (at least 500ms)")
 	o.printFlags.AddFlags(cmd)
-	_ = cmd.MarkFlagFilename("metrics-file", "prom", "txt")
 	return cmd
 }
 
 // Validate checks the flags without I/O.
 func (o *StatusOptions) Validate() error {
-	src := metricscrape.Options{MetricsURL: o.MetricsURL, PrometheusURL: o.PrometheusURL, PrometheusSelector: o.PrometheusSelector, MetricsFile: o.MetricsFile}
+	src := o.metricsFlags.options()
 	if err := src.Validate(); err != nil {
 		return err
 	}
-	if o.Interval <= 0 {
-		return fmt.Errorf("--interval=%s: want a positive duration such as 2s", o.Interval)
+	if o.Interval < MinStatusInterval {
+		return fmt.Errorf("--interval=%s: want at least %s, such as the default %s", o.Interval, MinStatusInterval, DefaultStatusInterval)
 	}
 	if o.Watch && o.MetricsFile != "" {
 		return errors.New("--watch and --metrics-file do not go together: a file does not change")
@@ -189,20 +185,16 @@ func (o *StatusOptions) Complete(cmd *cobra.Command) error {
 	if o.source != nil { // set by tests
 		return nil
 	}
-	named := metricscrape.Options{MetricsURL: o.MetricsURL, PrometheusURL: o.PrometheusURL, MetricsFile: o.MetricsFile}
-	if named.MetricsURL == "" && named.PrometheusURL == "" && named.MetricsFile == "" {
+	if !o.metricsFlags.named() {
 		// The kubeconfig finds the scheduler: say plainly if there is none.
 		if _, err := restConfig(o.getter, "name the metrics with --metrics-url, --prometheus-url or --metrics-file"); err != nil {
 			return err
 		}
 	}
-	src, err := metricscrape.Resolve(metricscrape.Options{
-		MetricsURL:         o.MetricsURL,
-		PrometheusURL:      o.PrometheusURL,
-		PrometheusSelector: o.PrometheusSelector,
-		MetricsFile:        o.MetricsFile,
-		KubeConfig:         o.getter.ToRawKubeConfigLoader(),
-	})
+	opts := o.metricsFlags.options()
+	opts.Stdin = o.In
+	opts.KubeConfig = o.getter.ToRawKubeConfigLoader()
+	src, err := metricscrape.Resolve(opts)
 	if err != nil {
 		if errors.Is(err, metricscrape.ErrNoKubeconfig) || clientcmd.IsEmptyConfig(err) {
 			return &noKubeconfigError{alternatives: "name the metrics with --metrics-url, --prometheus-url or --metrics-file"}

@@ -112,6 +112,7 @@ func TestStatusOptions_Validate(t *testing.T) {
 		{name: "url and prometheus", set: func(o *StatusOptions) { o.MetricsURL, o.PrometheusURL = "http://x", "http://p" }, wantErr: "give one of them"},
 		{name: "selector without prometheus", set: func(o *StatusOptions) { o.PrometheusSelector = `job="x"` }, wantErr: "--prometheus-selector needs --prometheus-url"},
 		{name: "zero interval", set: func(o *StatusOptions) { o.Interval = 0 }, wantErr: "--interval=0s"},
+		{name: "1ns interval", set: func(o *StatusOptions) { o.Interval = time.Nanosecond }, wantErr: "--interval=1ns: want at least 500ms"},
 		{name: "watch a file", set: func(o *StatusOptions) { o.Watch, o.MetricsFile = true, "f" }, wantErr: "--watch and --metrics-file"},
 		{name: "-o name", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "name" }, wantErr: "allowed formats are"},
 		{name: "-o json", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "json" }},
