@@ -477,9 +477,14 @@ func TestStatusOptions_explain(t *testing.T) {
 
 func TestNewCmdStatus(t *testing.T) {
 	file := filepath.Join(recordedDir, "v1.36-settled.prom")
+	settled, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		args    []string
+		stdin   []byte
 		check   func(t *testing.T, out string)
 		wantErr string
 	}{
@@ -517,10 +522,24 @@ func TestNewCmdStatus(t *testing.T) {
 		{name: "malformed file", args: []string{"status", "--metrics-file", "status_test.go"}, wantErr: "status_test.go:1: malformed metrics exposition"},
 		{name: "two sources", args: []string{"status", "--metrics-file", file, "--metrics-url", "http://x"}, wantErr: "give one of them"},
 		{name: "watch a file", args: []string{"status", "--metrics-file", file, "-w"}, wantErr: "--watch and --metrics-file"},
+		{
+			name:  "--metrics-file - reads stdin",
+			args:  []string{"status", "--metrics-file", "-", "-o", "jsonpath={.source.address} {.pending.total}"},
+			stdin: settled,
+			check: func(t *testing.T, out string) {
+				if out != "stdin 14" {
+					t.Errorf("output = %q, want %q", out, "stdin 14")
+				}
+			},
+		},
+		{name: "--metrics-file - malformed", args: []string{"status", "--metrics-file", "-"}, stdin: []byte("not metrics\n"), wantErr: "stdin:1: malformed metrics exposition"},
+		{name: "--request-timeout abc with a file", args: []string{"status", "--metrics-file", file, "--request-timeout", "abc"}, wantErr: "--request-timeout=abc: want a non-negative duration"},
+		{name: "--interval 1ns", args: []string{"status", "--metrics-file", file, "--interval", "1ns"}, wantErr: "--interval=1ns: want at least 500ms"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			streams, _, out, _ := genericiooptions.NewTestIOStreams()
+			streams, in, out, _ := genericiooptions.NewTestIOStreams()
+			in.Write(tc.stdin)
 			root := NewCmdSchedq(streams)
 			root.SetArgs(tc.args)
 			err := root.Execute()
