@@ -502,7 +502,8 @@ type ExplanationList struct {
 	metav1.TypeMeta `json:",inline"`
 	Time            metav1.Time           `json:"time"`
 	Items           []explain.Explanation `json:"items"`
-	// Counts is the number of explained pending pods per queue.
+	// Counts is the number of explained pending pods per queue, keyed by
+	// upstream's words (explain.QueueName).
 	Counts   map[string]int `json:"counts"`
 	Warnings []string       `json:"warnings,omitempty"`
 	NotFound []string       `json:"notFound,omitempty"`
@@ -531,7 +532,7 @@ func NewExplanationList(items []explain.Explanation, warnings, notFound []string
 	}
 	for _, e := range items {
 		if e.State == explain.StatePending {
-			l.Counts[string(e.Queue)]++
+			l.Counts[explain.QueueName(e.Queue)]++
 		}
 	}
 	return l

@@ -11,23 +11,7 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 )
 
-// queueTitles are upstream's names for the places a pod can be.
-var queueTitles = map[queue.Location]string{
-	queue.LocationActive:        "activeQ",
-	queue.LocationBackoff:       "backoffQ",
-	queue.LocationErrorBackoff:  "errorBackoffQ",
-	queue.LocationUnschedulable: "unschedulablePods",
-	queue.LocationGated:         "gated",
-	queue.LocationInFlight:      "in flight",
-	queue.LocationUnknown:       "unknown",
-}
-
-func queueTitle(l queue.Location) string {
-	if t, ok := queueTitles[l]; ok {
-		return t
-	}
-	return string(l)
-}
+func queueTitle(l queue.Location) string { return explain.QueueName(l) }
 
 // PrintExplanations prints the list: in detail when pods were named, else one
 // line per pod and a count per queue.
@@ -69,7 +53,7 @@ func PrintExplanations(w io.Writer, l *ExplanationList, wide, detailed bool) err
 	fmt.Fprintln(w)
 	var parts []string
 	for _, loc := range []queue.Location{queue.LocationActive, queue.LocationInFlight, queue.LocationBackoff, queue.LocationErrorBackoff, queue.LocationUnschedulable, queue.LocationGated, queue.LocationUnknown} {
-		if n := l.Counts[string(loc)]; n > 0 {
+		if n := l.Counts[queueTitle(loc)]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", queueTitle(loc), n))
 		}
 	}

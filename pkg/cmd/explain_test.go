@@ -137,7 +137,8 @@ func TestExplain_AllNamespacesJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	want := map[string]int{"gated": 3, "unschedulable": 8, "errorBackoff": 5}
+	// One vocabulary: upstream's words, as in the table.
+	want := map[string]int{"gated": 3, "unschedulablePods": 8, "errorBackoffQ": 5}
 	for q, n := range want {
 		if got.Counts[q] != n {
 			t.Errorf("counts = %v, want %v", got.Counts, want)
@@ -147,6 +148,9 @@ func TestExplain_AllNamespacesJSON(t *testing.T) {
 	for _, it := range got.Items {
 		if it.Namespace == "" || it.Name == "" || it.Queue == "" || it.Reasons == nil {
 			t.Errorf("item lacks a stable field: %+v", it)
+		}
+		if want := map[string]string{"big": "unschedulablePods", "gated": "gated", "deny": "errorBackoffQ"}[strings.SplitN(it.Name, "-", 2)[0]]; it.Queue != want {
+			t.Errorf("%s: queue %q, want %q", it.Name, it.Queue, want)
 		}
 		if strings.HasPrefix(it.Name, "big-") && (it.Confidence < 0.99 || it.NextRetry == nil || it.NextRetry.Latest == nil || len(it.NextRetry.Triggers) == 0) {
 			t.Errorf("%s: %+v", it.Name, it)

@@ -437,17 +437,19 @@ type FeatureGateStatus struct {
 	Stage   string `json:"stage,omitempty"`
 }
 
-// PendingPods is scheduler_pending_pods by queue.
+// PendingPods is scheduler_pending_pods by queue, in upstream's words.
 type PendingPods struct {
-	Active        int64 `json:"active"`
-	Backoff       int64 `json:"backoff"`
-	Unschedulable int64 `json:"unschedulable"`
+	Active        int64 `json:"activeQ"`
+	Backoff       int64 `json:"backoffQ"`
+	Unschedulable int64 `json:"unschedulablePods"`
 	Gated         int64 `json:"gated"`
 	Total         int64 `json:"total"`
 }
 
 // IncomingPods is one (queue, event) series of scheduler_queue_incoming_pods_total.
 type IncomingPods struct {
+	// Queue is upstream's word for the queue label (metricscrape.QueueName):
+	// activeQ, backoffQ or unschedulablePods.
 	Queue string `json:"queue"`
 	Event string `json:"event"`
 	Total int64  `json:"total"`
@@ -547,7 +549,7 @@ func NewSchedulerStatus(prev, cur *metricscrape.Snapshot) (*SchedulerStatus, err
 		st.RatesReset = rates.Reset
 	}
 	for _, k := range cur.IncomingKeys() {
-		in := IncomingPods{Queue: k.Queue, Event: k.Event, Total: count(cur.Incoming[k])}
+		in := IncomingPods{Queue: metricscrape.QueueName(k.Queue), Event: k.Event, Total: count(cur.Incoming[k])}
 		if rates != nil {
 			in.PerSecond = rate(rates.Incoming[k])
 		}

@@ -38,7 +38,7 @@ func printStatusTable(out io.Writer, st *SchedulerStatus, withWarnings bool) err
 		fmt.Fprintf(w, "GATES\tnot reported (no %s series)\n", metricscrape.FeatureEnabledMetric)
 	}
 	p := st.Pending
-	fmt.Fprintf(w, "PENDING\tactiveQ %d  backoffQ %d  unschedulable %d  gated %d  total %d\n",
+	fmt.Fprintf(w, "PENDING\tactiveQ %d  backoffQ %d  unschedulablePods %d  gated %d  total %d\n",
 		p.Active, p.Backoff, p.Unschedulable, p.Gated, p.Total)
 	if err := w.Flush(); err != nil {
 		return err

@@ -157,7 +157,7 @@ func TestNewSchedulerStatus_recorded(t *testing.T) {
 	for _, in := range st.Incoming[:3] {
 		top = append(top, fmt.Sprintf("%s/%s=%v", in.Queue, in.Event, *in.PerSecond))
 	}
-	if diff := cmp.Diff([]string{"active/PopFromBackoffQ=5", "unschedulable/ScheduleAttemptFailure=4.5", "backoff/AssignedPodDelete=3"}, top); diff != "" {
+	if diff := cmp.Diff([]string{"activeQ/PopFromBackoffQ=5", "unschedulablePods/ScheduleAttemptFailure=4.5", "backoffQ/AssignedPodDelete=3"}, top); diff != "" {
 		t.Errorf("busiest incoming (-want, +got):\n%s", diff)
 	}
 	if a := st.Attempts[0]; a.Result != "scheduled" || a.Total != 22 || *a.PerSecond != 0.5 {
@@ -299,9 +299,9 @@ func TestPrintStatusTable(t *testing.T) {
 	for _, want := range []string{
 		"SCHEDULER  kube-scheduler v1.36.3 (go1.26.8, linux/amd64)",
 		"GATES      SchedulerPopFromBackoffQ=on (BETA)  SchedulerQueueingHints=on  SchedulerAsyncAPICalls=off (BETA)",
-		"PENDING    activeQ 0  backoffQ 5  unschedulable 6  gated 3  total 14",
+		"PENDING    activeQ 0  backoffQ 5  unschedulablePods 6  gated 3  total 14",
 		"INCOMING (per second over the last 4s)",
-		"active         PopFromBackoffQ         5       68",
+		"activeQ            PopFromBackoffQ         5       68",
 		"ATTEMPTS",
 		"scheduled      0.5     22",
 		"22 pods scheduled; queue entry to bound p50",
@@ -362,7 +362,7 @@ func TestStatusOptions_Run(t *testing.T) {
 			t.Errorf("json = %s", out)
 		}
 		pending := got["pending"].(map[string]any)
-		if pending["backoff"] != 5.0 || pending["total"] != 14.0 {
+		if pending["backoffQ"] != 5.0 || pending["total"] != 14.0 {
 			t.Errorf("pending = %v", pending)
 		}
 	})
@@ -492,7 +492,7 @@ func TestNewCmdStatus(t *testing.T) {
 			name: "table from a file",
 			args: []string{"status", "--metrics-file", file},
 			check: func(t *testing.T, out string) {
-				if !strings.Contains(out, "PENDING    activeQ 0  backoffQ 5  unschedulable 6  gated 3  total 14") {
+				if !strings.Contains(out, "PENDING    activeQ 0  backoffQ 5  unschedulablePods 6  gated 3  total 14") {
 					t.Errorf("output:\n%s", out)
 				}
 			},
@@ -512,7 +512,7 @@ func TestNewCmdStatus(t *testing.T) {
 		},
 		{
 			name: "jsonpath",
-			args: []string{"status", "--metrics-file", file, "-o", "jsonpath={.pending.unschedulable}"},
+			args: []string{"status", "--metrics-file", file, "-o", "jsonpath={.pending.unschedulablePods}"},
 			check: func(t *testing.T, out string) {
 				if out != "6" {
 					t.Errorf("output = %q, want 6", out)

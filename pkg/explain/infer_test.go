@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -182,5 +183,29 @@ func TestInfer(t *testing.T) {
 				tt.check(t, e)
 			}
 		})
+	}
+}
+
+func TestExplanation_JSON(t *testing.T) {
+	e := Explanation{Namespace: "ns", Name: "a", Queue: queue.LocationUnschedulable, Alternatives: []Alternative{{queue.LocationBackoff, 0.2}, {queue.LocationInFlight, 0.1}}}
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"queue":"unschedulablePods"`, `"queue":"backoffQ"`, `"queue":"inFlight"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %s", b, want)
+		}
+	}
+	var back Explanation
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Queue != e.Queue || back.Alternatives[0].Queue != queue.LocationBackoff || back.Name != "a" {
+		t.Errorf("round trip: %+v", back)
+	}
+	// Older output, in the trace format's words, still reads.
+	if err := json.Unmarshal([]byte(`{"queue":"errorBackoff"}`), &back); err != nil || back.Queue != queue.LocationErrorBackoff {
+		t.Errorf("old words: %v %+v", err, back)
 	}
 }

@@ -71,6 +71,23 @@ const (
 	QueueGated         = queue.LabelGated
 )
 
+// QueueName is upstream's word for a queue label value (activeQ, backoffQ,
+// unschedulablePods, gated), the name every output of the plugin uses; an
+// unknown value is returned as it is.
+func QueueName(label string) string {
+	switch label {
+	case QueueActive:
+		return "activeQ"
+	case QueueBackoff:
+		return "backoffQ"
+	case QueueUnschedulable:
+		return "unschedulablePods"
+	case QueueGated:
+		return "gated"
+	}
+	return label
+}
+
 // Queues lists the sub-queues in the order the scheduler moves pods through them.
 var Queues = queue.PendingLabels[:]
 
