@@ -37,6 +37,8 @@ type ExplainOptions struct {
 
 	AllNamespaces bool
 	Selector      string
+	NoHeaders     bool
+	SortBy        string
 	SchedulerName string
 	NoMetrics     bool
 	metricsFlags
@@ -51,8 +53,10 @@ type ExplainOptions struct {
 	client    kubernetes.Interface
 	source    metricscrape.Source
 	timeout   time.Duration
-	printObj  printers.ResourcePrinterFunc // nil: our table (wide or not)
+	printObj  printers.ResourcePrinterFunc // nil: our table (wide or not), names or columns
 	wide      bool
+	names     bool     // -o name
+	columns   []column // -o custom-columns
 	clock     clock.PassiveClock
 }
 
@@ -145,6 +149,8 @@ calls whatever the number of pods, all at once.`,
 	}
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Explain every pending pod in every namespace")
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", o.Selector, "Explain the pods matching this label selector")
+	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Print the table (and custom columns) without the header line")
+	cmd.Flags().StringVar(&o.SortBy, "sort-by", o.SortBy, "Sort the pods by this JSONPath into each item, e.g. .attempts, .confidence or .queue")
 	cmd.Flags().StringVar(&o.SchedulerName, "scheduler-name", o.SchedulerName, "The scheduler profile whose pods to explain")
 	cmd.Flags().BoolVar(&o.NoMetrics, "no-metrics", o.NoMetrics, "Do not read the scheduler's metrics (lower confidence)")
 	cmd.Flags().DurationVar(&o.PodInitialBackoff, "pod-initial-backoff", o.PodInitialBackoff, "The scheduler's podInitialBackoffSeconds")
@@ -152,9 +158,9 @@ calls whatever the number of pods, all at once.`,
 	cmd.Flags().DurationVar(&o.PodMaxInUnschedulablePods, "pod-max-in-unschedulable-pods", o.PodMaxInUnschedulablePods, "How long a pod may wait in unschedulablePods before the leftover flush retries it")
 	o.metricsFlags.addFlags(cmd)
 	o.printFlags.AddFlags(cmd)
-	// wide is ours, not a printer's.
+	// wide, name and custom-columns are ours, not the printers'.
 	if f := cmd.Flags().Lookup("output"); f != nil {
-		f.Usage = "Output format: wide, " + strings.Join(o.printFlags.AllowedFormats(), ", ")
+		f.Usage = "Output format. One of: (" + strings.Join(o.allowedFormats(), ", ") + ")"
 	}
 	return cmd
 }
@@ -169,14 +175,8 @@ func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.namespace, _, err = o.getter.ToRawKubeConfigLoader().Namespace(); err != nil {
 		return kubeconfigError(err, "")
 	}
-	if out := o.output(); out == "wide" {
-		o.wide = true
-	} else if out != "" {
-		p, err := o.printFlags.ToPrinter()
-		if err != nil {
-			return err
-		}
-		o.printObj = p.PrintObj
+	if err := o.completePrinter(); err != nil {
+		return err
 	}
 	if o.timeout, err = requestTimeout(cmd, o.getter); err != nil {
 		return err
@@ -203,6 +203,40 @@ func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// completePrinter chooses the output: our table (wide or not), names,
+// custom columns, or one of the printers of PrintFlags.
+func (o *ExplainOptions) completePrinter() error {
+	out := o.output()
+	switch {
+	case out == "":
+	case out == "wide":
+		o.wide = true
+	case out == "name":
+		o.names = true
+	case out == "custom-columns" || strings.HasPrefix(out, "custom-columns="):
+		cols, err := parseCustomColumns(strings.TrimPrefix(strings.TrimPrefix(out, "custom-columns"), "="))
+		if err != nil {
+			return err
+		}
+		o.columns = cols
+	default:
+		p, err := o.printFlags.ToPrinter()
+		if genericclioptions.IsNoCompatiblePrinterError(err) {
+			return fmt.Errorf("-o %s: unknown output format; explain takes %s", out, strings.Join(o.allowedFormats(), ", "))
+		}
+		if err != nil {
+			return err
+		}
+		o.printObj = p.PrintObj
+	}
+	return nil
+}
+
+// allowedFormats are every -o value explain takes.
+func (o *ExplainOptions) allowedFormats() []string {
+	return append(append([]string(nil), explainFormats...), o.printFlags.AllowedFormats()...)
+}
+
 func (o *ExplainOptions) output() string {
 	if o.printFlags.OutputFormat == nil {
 		return ""
@@ -227,6 +261,11 @@ func (o *ExplainOptions) Validate() error {
 		return fmt.Errorf("--pod-max-backoff=%s is below --pod-initial-backoff=%s", o.PodMaxBackoff, o.PodInitialBackoff)
 	case o.PodMaxInUnschedulablePods <= 0:
 		return fmt.Errorf("--pod-max-in-unschedulable-pods=%s: want a positive duration", o.PodMaxInUnschedulablePods)
+	}
+	if o.SortBy != "" {
+		if _, err := compilePath(o.SortBy); err != nil {
+			return fmt.Errorf("--sort-by=%s: %v (a JSONPath such as .attempts or {.confidence})", o.SortBy, err)
+		}
 	}
 	if o.Selector != "" {
 		if _, err := labels.Parse(o.Selector); err != nil {
@@ -265,14 +304,15 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	in, warnings, notFound := g.Input, g.Warnings, g.NotFound
 
 	list := NewExplanationList(explain.Infer(in), warnings, notFound, in.Now)
+	if o.SortBy != "" {
+		if err := sortExplanations(list.Items, o.SortBy); err != nil {
+			return err
+		}
+	}
 	for _, w := range warnings {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 	}
-	if o.printObj != nil {
-		if err := o.printObj(list, o.Out); err != nil {
-			return err
-		}
-	} else if err := PrintExplanations(o.Out, list, o.wide, len(o.podNames) > 0); err != nil {
+	if err := o.print(list); err != nil {
 		return err
 	}
 	if len(notFound) > 0 {
@@ -281,6 +321,29 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	}
 	if len(in.Pods) == 0 && len(o.podNames) == 0 {
 		fmt.Fprintln(o.ErrOut, "no pending pods")
+	}
+	return nil
+}
+
+// print writes the list to Out; the count per queue, which is not part of
+// the table, goes to ErrOut so that a script reads the table alone.
+func (o *ExplainOptions) print(list *ExplanationList) error {
+	switch {
+	case o.printObj != nil:
+		return o.printObj(list, o.Out)
+	case o.names:
+		printNames(o.Out, list.Items)
+		return nil
+	case o.columns != nil:
+		return printCustomColumns(o.Out, list.Items, o.columns, o.NoHeaders)
+	}
+	// Named pods get a paragraph each, unless -o wide asks for the table.
+	detailed := len(o.podNames) > 0 && !o.wide
+	if err := PrintExplanations(o.Out, list, TableOptions{Wide: o.wide, Detailed: detailed, NoHeaders: o.NoHeaders}); err != nil {
+		return err
+	}
+	if !detailed && len(list.Items) > 0 {
+		PrintCounts(o.ErrOut, list)
 	}
 	return nil
 }

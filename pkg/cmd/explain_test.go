@@ -77,6 +77,8 @@ func newTestExplain(t *testing.T, objs []runtime.Object, args ...string) (*Expla
 		o.printFlags.OutputFormat = &v
 	}
 	o.AllNamespaces, _ = cmd.Flags().GetBool("all-namespaces")
+	o.NoHeaders, _ = cmd.Flags().GetBool("no-headers")
+	o.SortBy, _ = cmd.Flags().GetString("sort-by")
 	if err := o.Complete(cmd, cmd.Flags().Args()); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +198,7 @@ func TestExplain_WithoutMetrics(t *testing.T) {
 	if !strings.Contains(errOut.String(), "warning: no scheduler metrics (403 Forbidden") {
 		t.Errorf("no warning naming the missing metrics: %q", errOut)
 	}
-	if !strings.Contains(out.String(), "NEXT RETRY") || !strings.Contains(out.String(), "gated 3") {
-		t.Errorf("wide table lacks its columns or counts:\n%s", out)
+	if !strings.Contains(out.String(), "NEXT RETRY") || !strings.Contains(errOut.String(), "gated 3") {
+		t.Errorf("wide table lacks its columns, or stderr its counts:\n%s\n%s", out, errOut)
 	}
 }
