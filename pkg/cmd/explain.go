@@ -162,6 +162,8 @@ calls whatever the number of pods, all at once.`,
 	if f := cmd.Flags().Lookup("output"); f != nil {
 		f.Usage = "Output format. One of: (" + strings.Join(o.allowedFormats(), ", ") + ")"
 	}
+	_ = cmd.RegisterFlagCompletionFunc("output", completeOutput(o.allowedFormats()))
+	cmd.ValidArgsFunction = completePodNames(getter)
 	return cmd
 }
 

@@ -36,6 +36,7 @@ pod sits in, why, and when the scheduler will try it next.`,
 		root.PersistentFlags().AddGoFlag(v)
 	}
 
+	registerCompletions(root, configFlags)
 	root.AddCommand(
 		NewCmdVersion(streams),
 		NewCmdSimulate(streams),

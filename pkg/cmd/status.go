@@ -136,6 +136,7 @@ Each scrape, discovery and port-forward included, gives up after
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, "Redraw at every --interval until interrupted")
 	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between the two scrapes that give rates, and between redraws (at least 500ms)")
 	o.printFlags.AddFlags(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("output", completeOutput(o.printFlags.AllowedFormats()))
 	return cmd
 }
 
