@@ -142,7 +142,7 @@ calls whatever the number of pods, all at once.`,
 				return err
 			}
 			if err := o.Validate(); err != nil {
-				return err
+				return usageError(cmd, err)
 			}
 			return o.Run(cmd.Context())
 		},

@@ -37,6 +37,7 @@ pod sits in, why, and when the scheduler will try it next.`,
 	}
 
 	registerCompletions(root, configFlags)
+	setUpHelp(root)
 	root.AddCommand(
 		NewCmdVersion(streams),
 		NewCmdSimulate(streams),

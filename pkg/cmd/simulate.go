@@ -46,10 +46,11 @@ printed on stdout.`,
 
   # Read the trace from stdin, with SchedulerPopFromBackoffQ forced off
   kubectl schedq simulate --trace - --pop-from-backoffq=false < trace.jsonl`,
-		Args: cobra.NoArgs,
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{noClusterFlags: "true"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
-				return err
+				return usageError(cmd, err)
 			}
 			return o.Run()
 		},

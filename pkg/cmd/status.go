@@ -127,7 +127,7 @@ Each scrape, discovery and port-forward included, gives up after
 				return err
 			}
 			if err := o.Validate(); err != nil {
-				return err
+				return usageError(cmd, err)
 			}
 			return o.Run(cmd.Context())
 		},

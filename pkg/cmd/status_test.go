@@ -538,19 +538,9 @@ func TestNewCmdStatus(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			streams, in, out, _ := genericiooptions.NewTestIOStreams()
-			in.Write(tc.stdin)
-			root := NewCmdSchedq(streams)
-			root.SetArgs(tc.args)
-			err := root.Execute()
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+			out, _, err := runSchedq(tc.stdin, tc.args...)
+			if wantError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			tc.check(t, out.String())
 		})
