@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -39,6 +40,8 @@ type ExplainOptions struct {
 	Selector      string
 	NoHeaders     bool
 	SortBy        string
+	Watch         bool
+	Interval      time.Duration
 	SchedulerName string
 	NoMetrics     bool
 	metricsFlags
@@ -57,6 +60,8 @@ type ExplainOptions struct {
 	wide      bool
 	names     bool     // -o name
 	columns   []column // -o custom-columns
+	terminal  bool     // Out is a terminal: --watch redraws in place
+	after     func(time.Duration) <-chan time.Time
 	clock     clock.PassiveClock
 }
 
@@ -97,7 +102,9 @@ func NewExplainOptions(getter genericclioptions.RESTClientGetter, streams generi
 		PodInitialBackoff:         queue.DefaultPodInitialBackoffDuration,
 		PodMaxBackoff:             queue.DefaultPodMaxBackoffDuration,
 		PodMaxInUnschedulablePods: queue.DefaultPodMaxInUnschedulablePodsDuration,
+		Interval:                  DefaultStatusInterval,
 		clock:                     clock.RealClock{},
+		after:                     time.After,
 	}
 }
 
@@ -149,6 +156,8 @@ calls whatever the number of pods, all at once.`,
 	}
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Explain every pending pod in every namespace")
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", o.Selector, "Explain the pods matching this label selector")
+	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, "Explain again at every --interval: redraw the table on a terminal; in a pipe, one JSON object per pod that moved")
+	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between rounds with --watch (at least 500ms)")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Print the table (and custom columns) without the header line")
 	cmd.Flags().StringVar(&o.SortBy, "sort-by", o.SortBy, "Sort the pods by this JSONPath into each item, e.g. .attempts, .confidence or .queue")
 	cmd.Flags().StringVar(&o.SchedulerName, "scheduler-name", o.SchedulerName, "The scheduler profile whose pods to explain")
@@ -179,6 +188,9 @@ func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	if err := o.completePrinter(); err != nil {
 		return err
+	}
+	if f, ok := o.Out.(*os.File); ok {
+		o.terminal = isTerminal(f)
 	}
 	if o.timeout, err = requestTimeout(cmd, o.getter); err != nil {
 		return err
@@ -264,6 +276,12 @@ func (o *ExplainOptions) Validate() error {
 	case o.PodMaxInUnschedulablePods <= 0:
 		return fmt.Errorf("--pod-max-in-unschedulable-pods=%s: want a positive duration", o.PodMaxInUnschedulablePods)
 	}
+	if o.Watch && (o.printObj != nil || o.names || o.columns != nil) {
+		return errors.New("--watch prints the table on a terminal and one JSON object per change in a pipe: it takes no -o but wide")
+	}
+	if err := validateInterval(o.Interval); err != nil {
+		return err
+	}
 	if o.SortBy != "" {
 		if _, err := compilePath(o.SortBy); err != nil {
 			return fmt.Errorf("--sort-by=%s: %v (a JSONPath such as .attempts or {.confidence})", o.SortBy, err)
@@ -298,6 +316,9 @@ type Gathered struct {
 func (o *ExplainOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.Watch {
+		return o.watch(ctx)
 	}
 	g, err := o.Gather(ctx)
 	if err != nil {

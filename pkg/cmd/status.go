@@ -140,14 +140,22 @@ Each scrape, discovery and port-forward included, gives up after
 	return cmd
 }
 
+// validateInterval checks --interval of status and explain --watch.
+func validateInterval(d time.Duration) error {
+	if d < MinStatusInterval {
+		return fmt.Errorf("--interval=%s: want at least %s, such as the default %s", d, MinStatusInterval, DefaultStatusInterval)
+	}
+	return nil
+}
+
 // Validate checks the flags without I/O.
 func (o *StatusOptions) Validate() error {
 	src := o.metricsFlags.options()
 	if err := src.Validate(); err != nil {
 		return err
 	}
-	if o.Interval < MinStatusInterval {
-		return fmt.Errorf("--interval=%s: want at least %s, such as the default %s", o.Interval, MinStatusInterval, DefaultStatusInterval)
+	if err := validateInterval(o.Interval); err != nil {
+		return err
 	}
 	if o.Watch && o.MetricsFile != "" {
 		return errors.New("--watch and --metrics-file do not go together: a file does not change")
