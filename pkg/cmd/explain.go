@@ -574,10 +574,10 @@ func queueMetrics(s *metricscrape.Snapshot) *explain.QueueMetrics {
 	for k, v := range s.Pending {
 		m.Pending[k] = v
 	}
-	if on, known := s.GateEnabled("SchedulerPopFromBackoffQ"); known {
+	if on, known := s.GateEnabled(metricscrape.GateSchedulerPopFromBackoffQ); known {
 		m.PopFromBackoffQ = &on
 	}
-	if n, ok := s.InFlightEvents["PodPopped"]; ok {
+	if n, ok := s.InFlightEvents[metricscrape.InFlightPodPoppedEvent]; ok {
 		m.InFlight = &n
 	}
 	return m

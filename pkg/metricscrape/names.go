@@ -36,6 +36,9 @@ const (
 	BuildInfoMetric = "kubernetes_build_info"
 	// LeaderElectionMasterStatusMetric is 1 on the leader (label name).
 	LeaderElectionMasterStatusMetric = "leader_election_master_status"
+	// InFlightPodPoppedEvent is the scheduler_inflight_events{event} value
+	// that counts the in-flight pods themselves.
+	InFlightPodPoppedEvent = "PodPopped"
 
 	// histogramBucketSuffix and friends expand a histogram into series.
 	histogramBucketSuffix = "_bucket"
