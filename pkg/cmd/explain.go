@@ -145,6 +145,12 @@ calls whatever the number of pods, all at once.`,
   # A scheduler configured with podMaxBackoffSeconds: 30
   kubectl schedq explain -A --pod-max-backoff 30s`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Which pods, first: a command line that names none is a usage
+			// error, whatever the kubeconfig.
+			o.podNames = args
+			if err := o.validateTargets(); err != nil {
+				return usageError(cmd, err)
+			}
 			if err := o.Complete(cmd, args); err != nil {
 				return err
 			}
@@ -258,15 +264,25 @@ func (o *ExplainOptions) output() string {
 	return *o.printFlags.OutputFormat
 }
 
-// Validate checks flag combinations.
-func (o *ExplainOptions) Validate() error {
+// validateTargets checks how the pods are chosen: names, -l or -A.
+func (o *ExplainOptions) validateTargets() error {
 	switch {
 	case len(o.podNames) > 0 && o.Selector != "":
 		return errors.New("pod names and -l/--selector do not go together: name pods, or select them")
 	case len(o.podNames) > 0 && o.AllNamespaces:
 		return errors.New("pod names and -A/--all-namespaces do not go together: a name needs a namespace (-n)")
 	case len(o.podNames) == 0 && o.Selector == "" && !o.AllNamespaces:
-		return errors.New("name pods, or select them with -l SELECTOR, or take every pending pod with -A (see -h)")
+		return errors.New("name pods, or select them with -l SELECTOR, or take every pending pod with -A")
+	}
+	return nil
+}
+
+// Validate checks flag combinations.
+func (o *ExplainOptions) Validate() error {
+	if err := o.validateTargets(); err != nil {
+		return err
+	}
+	switch {
 	case o.NoMetrics && o.metricsFlags.named():
 		return errors.New("--no-metrics and --metrics-url/--prometheus-url/--metrics-file do not go together")
 	case o.PodInitialBackoff <= 0:

@@ -39,6 +39,7 @@ func TestMessages(t *testing.T) {
 		{"status, unknown context", []string{"status", "--kubeconfig", kubeconfig, "--context", "nope"}, unknownContext},
 		{"explain, unknown context", []string{"explain", "-A", "--kubeconfig", kubeconfig, "--context", "nope"}, unknownContext},
 		{"https against plain HTTP", []string{"status", "--metrics-url", strings.Replace(plain.URL, "http://", "https://", 1) + "/metrics", "--kubeconfig", kubeconfig}, "answers in plain HTTP, not HTTPS: use an http:// URL"},
+		{"explain with nothing named, no kubeconfig", []string{"explain", "--kubeconfig", empty}, "name pods, or select them with -l SELECTOR, or take every pending pod with -A\nSee 'kubectl schedq explain -h'"},
 		{"explain a deployment", []string{"explain", "deploy/web", "--kubeconfig", kubeconfig}, `"deploy/web": explain takes pods, as NAME or pod/NAME`},
 	}
 	for _, tc := range tests {
