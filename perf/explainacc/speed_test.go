@@ -116,7 +116,7 @@ func TestExplainSpeed(t *testing.T) {
 	if err := json.Unmarshal(out, &list); err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Items) != pods || list.Counts["unschedulable"] != pods || len(list.Warnings) > 0 {
+	if len(list.Items) != pods || list.Counts["unschedulablePods"] != pods || len(list.Warnings) > 0 {
 		t.Fatalf("explain -A: %d pods, counts %v, warnings %v; want %d unschedulable", len(list.Items), list.Counts, list.Warnings, pods)
 	}
 

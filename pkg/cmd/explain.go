@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -37,6 +38,10 @@ type ExplainOptions struct {
 
 	AllNamespaces bool
 	Selector      string
+	NoHeaders     bool
+	SortBy        string
+	Watch         bool
+	Interval      time.Duration
 	SchedulerName string
 	NoMetrics     bool
 	metricsFlags
@@ -51,8 +56,12 @@ type ExplainOptions struct {
 	client    kubernetes.Interface
 	source    metricscrape.Source
 	timeout   time.Duration
-	printObj  printers.ResourcePrinterFunc // nil: our table (wide or not)
+	printObj  printers.ResourcePrinterFunc // nil: our table (wide or not), names or columns
 	wide      bool
+	names     bool     // -o name
+	columns   []column // -o custom-columns
+	terminal  bool     // Out is a terminal: --watch redraws in place
+	after     func(time.Duration) <-chan time.Time
 	clock     clock.PassiveClock
 }
 
@@ -68,7 +77,7 @@ func (f *metricsFlags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.MetricsURL, "metrics-url", f.MetricsURL, "Read the scheduler's metrics from this URL (http, or https with the kubeconfig's credentials)")
 	cmd.Flags().StringVar(&f.PrometheusURL, "prometheus-url", f.PrometheusURL, "Read the scheduler's series from this Prometheus server (instant queries)")
 	cmd.Flags().StringVar(&f.PrometheusSelector, "prometheus-selector", f.PrometheusSelector, `Label matchers that pick one scheduler on the Prometheus server, e.g. 'job="kube-scheduler"'`)
-	cmd.Flags().StringVar(&f.MetricsFile, "metrics-file", f.MetricsFile, "Read a saved text exposition of the scheduler's metrics")
+	cmd.Flags().StringVar(&f.MetricsFile, "metrics-file", f.MetricsFile, "Read a saved text exposition of the scheduler's metrics, or - for stdin")
 	_ = cmd.MarkFlagFilename("metrics-file", "prom", "txt")
 }
 
@@ -93,7 +102,9 @@ func NewExplainOptions(getter genericclioptions.RESTClientGetter, streams generi
 		PodInitialBackoff:         queue.DefaultPodInitialBackoffDuration,
 		PodMaxBackoff:             queue.DefaultPodMaxBackoffDuration,
 		PodMaxInUnschedulablePods: queue.DefaultPodMaxInUnschedulablePodsDuration,
+		Interval:                  DefaultStatusInterval,
 		clock:                     clock.RealClock{},
+		after:                     time.After,
 	}
 }
 
@@ -134,17 +145,27 @@ calls whatever the number of pods, all at once.`,
   # A scheduler configured with podMaxBackoffSeconds: 30
   kubectl schedq explain -A --pod-max-backoff 30s`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Which pods, first: a command line that names none is a usage
+			// error, whatever the kubeconfig.
+			o.podNames = args
+			if err := o.validateTargets(); err != nil {
+				return usageError(cmd, err)
+			}
 			if err := o.Complete(cmd, args); err != nil {
 				return err
 			}
 			if err := o.Validate(); err != nil {
-				return err
+				return usageError(cmd, err)
 			}
 			return o.Run(cmd.Context())
 		},
 	}
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Explain every pending pod in every namespace")
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", o.Selector, "Explain the pods matching this label selector")
+	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, "Explain again at every --interval: redraw the table on a terminal; in a pipe, one JSON object per pod that moved")
+	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between rounds with --watch (at least 500ms)")
+	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Print the table (and custom columns) without the header line")
+	cmd.Flags().StringVar(&o.SortBy, "sort-by", o.SortBy, "Sort the pods by this JSONPath into each item, e.g. .attempts, .confidence or .queue")
 	cmd.Flags().StringVar(&o.SchedulerName, "scheduler-name", o.SchedulerName, "The scheduler profile whose pods to explain")
 	cmd.Flags().BoolVar(&o.NoMetrics, "no-metrics", o.NoMetrics, "Do not read the scheduler's metrics (lower confidence)")
 	cmd.Flags().DurationVar(&o.PodInitialBackoff, "pod-initial-backoff", o.PodInitialBackoff, "The scheduler's podInitialBackoffSeconds")
@@ -152,40 +173,40 @@ calls whatever the number of pods, all at once.`,
 	cmd.Flags().DurationVar(&o.PodMaxInUnschedulablePods, "pod-max-in-unschedulable-pods", o.PodMaxInUnschedulablePods, "How long a pod may wait in unschedulablePods before the leftover flush retries it")
 	o.metricsFlags.addFlags(cmd)
 	o.printFlags.AddFlags(cmd)
-	// wide is ours, not a printer's.
+	// wide, name and custom-columns are ours, not the printers'.
 	if f := cmd.Flags().Lookup("output"); f != nil {
-		f.Usage = "Output format: wide, " + strings.Join(o.printFlags.AllowedFormats(), ", ")
+		f.Usage = "Output format. One of: (" + strings.Join(o.allowedFormats(), ", ") + ")"
 	}
+	_ = cmd.RegisterFlagCompletionFunc("output", completeOutput(o.allowedFormats()))
+	cmd.ValidArgsFunction = completePodNames(getter)
 	return cmd
 }
 
 // Complete resolves the namespace, the pods named, the client, the metrics
 // source and the printer.
 func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
-	o.podNames = args
 	var err error
-	if o.namespace, _, err = o.getter.ToRawKubeConfigLoader().Namespace(); err != nil {
+	if o.podNames, err = podNames(args); err != nil {
 		return err
 	}
-	if out := o.output(); out == "wide" {
-		o.wide = true
-	} else if out != "" {
-		p, err := o.printFlags.ToPrinter()
-		if err != nil {
-			return err
-		}
-		o.printObj = p.PrintObj
+	if o.namespace, _, err = o.getter.ToRawKubeConfigLoader().Namespace(); err != nil {
+		return kubeconfigError(err, "")
 	}
-	o.timeout = DefaultScrapeTimeout
+	if err := o.completePrinter(); err != nil {
+		return err
+	}
+	if f, ok := o.Out.(*os.File); ok {
+		o.terminal = isTerminal(f)
+	}
+	if o.timeout, err = requestTimeout(cmd, o.getter); err != nil {
+		return err
+	}
 	if o.client != nil { // set by tests
 		return nil
 	}
-	cfg, err := o.getter.ToRESTConfig()
+	cfg, err := restConfig(o.getter, "")
 	if err != nil {
 		return err
-	}
-	if cfg.Timeout > 0 {
-		o.timeout = cfg.Timeout
 	}
 	if o.client, err = kubernetes.NewForConfig(cfg); err != nil {
 		return err
@@ -193,12 +214,47 @@ func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
 	if !o.NoMetrics && o.source == nil {
 		opts := o.metricsFlags.options()
 		opts.KubeConfig = o.getter.ToRawKubeConfigLoader()
+		opts.Stdin = o.In
 		if o.source, err = metricscrape.Resolve(opts); err != nil {
 			// Not fatal: explain still answers without the metrics.
 			o.source = failedSource{err}
 		}
 	}
 	return nil
+}
+
+// completePrinter chooses the output: our table (wide or not), names,
+// custom columns, or one of the printers of PrintFlags.
+func (o *ExplainOptions) completePrinter() error {
+	out := o.output()
+	switch {
+	case out == "":
+	case out == "wide":
+		o.wide = true
+	case out == "name":
+		o.names = true
+	case out == "custom-columns" || strings.HasPrefix(out, "custom-columns="):
+		cols, err := parseCustomColumns(strings.TrimPrefix(strings.TrimPrefix(out, "custom-columns"), "="))
+		if err != nil {
+			return err
+		}
+		o.columns = cols
+	default:
+		p, err := o.printFlags.ToPrinter()
+		if genericclioptions.IsNoCompatiblePrinterError(err) {
+			return fmt.Errorf("-o %s: unknown output format; explain takes %s", out, strings.Join(o.allowedFormats(), ", "))
+		}
+		if err != nil {
+			return err
+		}
+		o.printObj = p.PrintObj
+	}
+	return nil
+}
+
+// allowedFormats are every -o value explain takes.
+func (o *ExplainOptions) allowedFormats() []string {
+	return append(append([]string(nil), explainFormats...), o.printFlags.AllowedFormats()...)
 }
 
 func (o *ExplainOptions) output() string {
@@ -208,15 +264,25 @@ func (o *ExplainOptions) output() string {
 	return *o.printFlags.OutputFormat
 }
 
-// Validate checks flag combinations.
-func (o *ExplainOptions) Validate() error {
+// validateTargets checks how the pods are chosen: names, -l or -A.
+func (o *ExplainOptions) validateTargets() error {
 	switch {
 	case len(o.podNames) > 0 && o.Selector != "":
 		return errors.New("pod names and -l/--selector do not go together: name pods, or select them")
 	case len(o.podNames) > 0 && o.AllNamespaces:
 		return errors.New("pod names and -A/--all-namespaces do not go together: a name needs a namespace (-n)")
 	case len(o.podNames) == 0 && o.Selector == "" && !o.AllNamespaces:
-		return errors.New("name pods, or select them with -l SELECTOR, or take every pending pod with -A (see -h)")
+		return errors.New("name pods, or select them with -l SELECTOR, or take every pending pod with -A")
+	}
+	return nil
+}
+
+// Validate checks flag combinations.
+func (o *ExplainOptions) Validate() error {
+	if err := o.validateTargets(); err != nil {
+		return err
+	}
+	switch {
 	case o.NoMetrics && o.metricsFlags.named():
 		return errors.New("--no-metrics and --metrics-url/--prometheus-url/--metrics-file do not go together")
 	case o.PodInitialBackoff <= 0:
@@ -225,6 +291,17 @@ func (o *ExplainOptions) Validate() error {
 		return fmt.Errorf("--pod-max-backoff=%s is below --pod-initial-backoff=%s", o.PodMaxBackoff, o.PodInitialBackoff)
 	case o.PodMaxInUnschedulablePods <= 0:
 		return fmt.Errorf("--pod-max-in-unschedulable-pods=%s: want a positive duration", o.PodMaxInUnschedulablePods)
+	}
+	if o.Watch && (o.printObj != nil || o.names || o.columns != nil) {
+		return errors.New("--watch prints the table on a terminal and one JSON object per change in a pipe: it takes no -o but wide")
+	}
+	if err := validateInterval(o.Interval); err != nil {
+		return err
+	}
+	if o.SortBy != "" {
+		if _, err := compilePath(o.SortBy); err != nil {
+			return fmt.Errorf("--sort-by=%s: %v (a JSONPath such as .attempts or {.confidence})", o.SortBy, err)
+		}
 	}
 	if o.Selector != "" {
 		if _, err := labels.Parse(o.Selector); err != nil {
@@ -256,6 +333,9 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if o.Watch {
+		return o.watch(ctx)
+	}
 	g, err := o.Gather(ctx)
 	if err != nil {
 		return err
@@ -263,22 +343,46 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	in, warnings, notFound := g.Input, g.Warnings, g.NotFound
 
 	list := NewExplanationList(explain.Infer(in), warnings, notFound, in.Now)
+	if o.SortBy != "" {
+		if err := sortExplanations(list.Items, o.SortBy); err != nil {
+			return err
+		}
+	}
 	for _, w := range warnings {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 	}
-	if o.printObj != nil {
-		if err := o.printObj(list, o.Out); err != nil {
-			return err
-		}
-	} else if err := PrintExplanations(o.Out, list, o.wide, len(o.podNames) > 0); err != nil {
+	if err := o.print(list); err != nil {
 		return err
 	}
 	if len(notFound) > 0 {
-		where := fmt.Sprintf("namespace %q", o.namespace)
-		return fmt.Errorf("pod(s) %s not found (looked in %s; use -n NAMESPACE or -A)", strings.Join(quoteAll(notFound), ", "), where)
+		return fmt.Errorf("pod(s) %s not found in namespace %q: name the pod's namespace with -n NAMESPACE ('kubectl get pods -A --field-selector metadata.name=%s' finds it)",
+			strings.Join(quoteAll(notFound), ", "), o.namespace, notFound[0])
 	}
 	if len(in.Pods) == 0 && len(o.podNames) == 0 {
 		fmt.Fprintln(o.ErrOut, "no pending pods")
+	}
+	return nil
+}
+
+// print writes the list to Out; the count per queue, which is not part of
+// the table, goes to ErrOut so that a script reads the table alone.
+func (o *ExplainOptions) print(list *ExplanationList) error {
+	switch {
+	case o.printObj != nil:
+		return o.printObj(list, o.Out)
+	case o.names:
+		printNames(o.Out, list.Items)
+		return nil
+	case o.columns != nil:
+		return printCustomColumns(o.Out, list.Items, o.columns, o.NoHeaders)
+	}
+	// Named pods get a paragraph each, unless -o wide asks for the table.
+	detailed := len(o.podNames) > 0 && !o.wide
+	if err := PrintExplanations(o.Out, list, TableOptions{Wide: o.wide, Detailed: detailed, NoHeaders: o.NoHeaders}); err != nil {
+		return err
+	}
+	if !detailed && len(list.Items) > 0 {
+		PrintCounts(o.ErrOut, list)
 	}
 	return nil
 }
@@ -300,6 +404,14 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	// name or a selector, they are listed besides the targets.
 	listAll := !o.AllNamespaces || o.Selector != ""
 	now := o.clock.Now()
+	// Every call is bounded, the scrape included: --request-timeout, or
+	// DefaultRequestTimeout.
+	bound := o.timeout
+	if bound <= 0 {
+		bound = DefaultRequestTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
 
 	var (
 		wg                                      sync.WaitGroup
@@ -342,9 +454,8 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	})
 	if !o.NoMetrics {
 		run(func() {
-			sctx, cancel := context.WithTimeout(ctx, o.timeout)
-			defer cancel()
-			snap, sErr = o.source.Scrape(sctx)
+			snap, sErr = o.source.Scrape(ctx)
+			sErr = boundedScrape(o.source, bound, sErr)
 		})
 	}
 	wg.Wait()
@@ -353,10 +464,14 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	var targets []*corev1.Pod
 	var notFound []string
 	if targetErr != nil {
-		if len(o.podNames) > 0 {
-			return nil, fmt.Errorf("listing pods in namespace %q: %w", ns, targetErr)
+		call := fmt.Sprintf("listing pods in namespace %q", ns)
+		if ns == metav1.NamespaceAll {
+			call = "listing pods in all namespaces"
+			if apierrors.IsForbidden(targetErr) {
+				return nil, fmt.Errorf("%s: %w; you may not list pods in every namespace: name one with -n NAMESPACE instead of -A", call, targetErr)
+			}
 		}
-		return nil, fmt.Errorf("listing pods: %w", targetErr)
+		return nil, bounded(call, bound, targetErr)
 	}
 	if len(o.podNames) > 0 {
 		byName := map[string]*corev1.Pod{}
@@ -389,7 +504,7 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 		case apierrors.IsForbidden(allErr):
 			warnings = append(warnings, "cannot list pods in all namespaces: placement is reasoned over this namespace's pending pods only")
 		default:
-			return nil, fmt.Errorf("listing pending pods: %w", allErr)
+			return nil, bounded("listing pending pods in all namespaces", bound, allErr)
 		}
 	}
 
@@ -398,7 +513,7 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	if evErr == nil {
 		events = evList.Items
 	} else {
-		warnings = append(warnings, fmt.Sprintf("cannot list events (%v): failures are read from the pods' conditions only", shortError(evErr)))
+		warnings = append(warnings, fmt.Sprintf("cannot list events (%v): failures are read from the pods' conditions only", shortError(bounded("listing FailedScheduling events", bound, evErr))))
 	}
 
 	// 4. Nodes: the ones added since a pod failed may have moved it on.
@@ -409,7 +524,7 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 			nodes = append(nodes, &nodeList.Items[i])
 		}
 	} else {
-		warnings = append(warnings, fmt.Sprintf("cannot list nodes (%v): nodes added since a pod failed are not seen", shortError(nodeErr)))
+		warnings = append(warnings, fmt.Sprintf("cannot list nodes (%v): nodes added since a pod failed are not seen", shortError(bounded("listing nodes", bound, nodeErr))))
 	}
 
 	// 5. The scrape.
@@ -425,9 +540,35 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 		warnings = append(warnings, fmt.Sprintf("no scheduler metrics (%s): queue counts unknown, confidence is lower; see 'kubectl schedq status' for the remedy", in.MetricsMissing))
 	default:
 		in.Metrics = queueMetrics(snap)
+		warnings = append(warnings, snap.Warnings...)
 	}
 	in.Now = now
 	return &Gathered{Input: in, Warnings: warnings, NotFound: notFound}, nil
+}
+
+// podNames takes the pods named on the command line as NAME or, the way
+// kubectl prints them, pod/NAME.
+func podNames(args []string) ([]string, error) {
+	names := make([]string, 0, len(args))
+	for _, a := range args {
+		name := a
+		if kind, n, ok := strings.Cut(a, "/"); ok {
+			switch strings.ToLower(kind) {
+			case "pod", "pods", "po":
+				name = n
+			default:
+				return nil, fmt.Errorf("%q: explain takes pods, as NAME or pod/NAME", a)
+			}
+		}
+		if name == "" || strings.Contains(name, "/") {
+			return nil, fmt.Errorf("%q: explain takes pods, as NAME or pod/NAME", a)
+		}
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	return names, nil
 }
 
 func quoteAll(l []string) []string {
@@ -449,10 +590,10 @@ func queueMetrics(s *metricscrape.Snapshot) *explain.QueueMetrics {
 	for k, v := range s.Pending {
 		m.Pending[k] = v
 	}
-	if on, known := s.GateEnabled("SchedulerPopFromBackoffQ"); known {
+	if on, known := s.GateEnabled(metricscrape.GateSchedulerPopFromBackoffQ); known {
 		m.PopFromBackoffQ = &on
 	}
-	if n, ok := s.InFlightEvents["PodPopped"]; ok {
+	if n, ok := s.InFlightEvents[metricscrape.InFlightPodPoppedEvent]; ok {
 		m.InFlight = &n
 	}
 	return m
@@ -463,7 +604,8 @@ type ExplanationList struct {
 	metav1.TypeMeta `json:",inline"`
 	Time            metav1.Time           `json:"time"`
 	Items           []explain.Explanation `json:"items"`
-	// Counts is the number of explained pending pods per queue.
+	// Counts is the number of explained pending pods per queue, keyed by
+	// upstream's words (explain.QueueName).
 	Counts   map[string]int `json:"counts"`
 	Warnings []string       `json:"warnings,omitempty"`
 	NotFound []string       `json:"notFound,omitempty"`
@@ -492,7 +634,7 @@ func NewExplanationList(items []explain.Explanation, warnings, notFound []string
 	}
 	for _, e := range items {
 		if e.State == explain.StatePending {
-			l.Counts[string(e.Queue)]++
+			l.Counts[explain.QueueName(e.Queue)]++
 		}
 	}
 	return l

@@ -11,28 +11,21 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 )
 
-// queueTitles are upstream's names for the places a pod can be.
-var queueTitles = map[queue.Location]string{
-	queue.LocationActive:        "activeQ",
-	queue.LocationBackoff:       "backoffQ",
-	queue.LocationErrorBackoff:  "errorBackoffQ",
-	queue.LocationUnschedulable: "unschedulablePods",
-	queue.LocationGated:         "gated",
-	queue.LocationInFlight:      "in flight",
-	queue.LocationUnknown:       "unknown",
+func queueTitle(l queue.Location) string { return explain.QueueName(l) }
+
+// TableOptions choose how PrintExplanations lays the list out.
+type TableOptions struct {
+	// Wide adds the priority, the next-retry window and the triggers.
+	Wide bool
+	// Detailed prints a paragraph per pod (pods named on the command line).
+	Detailed bool
+	// NoHeaders leaves out the header line of the table.
+	NoHeaders bool
 }
 
-func queueTitle(l queue.Location) string {
-	if t, ok := queueTitles[l]; ok {
-		return t
-	}
-	return string(l)
-}
-
-// PrintExplanations prints the list: in detail when pods were named, else one
-// line per pod and a count per queue.
-func PrintExplanations(w io.Writer, l *ExplanationList, wide, detailed bool) error {
-	if detailed {
+// PrintExplanations prints the list: in detail, or one line per pod.
+func PrintExplanations(w io.Writer, l *ExplanationList, opts TableOptions) error {
+	if opts.Detailed {
 		for i, e := range l.Items {
 			if i > 0 {
 				fmt.Fprintln(w)
@@ -45,31 +38,35 @@ func PrintExplanations(w io.Writer, l *ExplanationList, wide, detailed bool) err
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	header := "NAMESPACE\tNAME\tQUEUE\tCONFIDENCE\tATTEMPTS\tSUMMARY"
-	if wide {
-		header = "NAMESPACE\tNAME\tQUEUE\tCONFIDENCE\tATTEMPTS\tPRIORITY\tNEXT RETRY\tTRIGGERS\tSUMMARY"
+	if !opts.NoHeaders {
+		header := "NAMESPACE\tNAME\tQUEUE\tCONFIDENCE\tATTEMPTS\tSUMMARY"
+		if opts.Wide {
+			header = "NAMESPACE\tNAME\tQUEUE\tCONFIDENCE\tATTEMPTS\tPRIORITY\tNEXT RETRY\tTRIGGERS\tSUMMARY"
+		}
+		fmt.Fprintln(tw, header)
 	}
-	fmt.Fprintln(tw, header)
 	for _, e := range l.Items {
 		q := queueTitle(e.Queue)
 		conf := fmt.Sprintf("%.0f%%", 100*e.Confidence)
 		if e.State != explain.StatePending {
 			q, conf = strings.ToLower(string(e.State)), "-"
 		}
-		if wide {
+		if opts.Wide {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", e.Namespace, e.Name, q, conf, e.Attempts, e.Priority,
 				retryWindow(e.NextRetry, l.Time.Time), triggers(e.NextRetry, 3), e.Summary)
 		} else {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", e.Namespace, e.Name, q, conf, e.Attempts, e.Summary)
 		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
+	return tw.Flush()
+}
+
+// PrintCounts writes the count per queue, "13 pod(s): errorBackoffQ 4, …":
+// explain puts it on stderr, so that stdout is the table alone.
+func PrintCounts(w io.Writer, l *ExplanationList) {
 	var parts []string
 	for _, loc := range []queue.Location{queue.LocationActive, queue.LocationInFlight, queue.LocationBackoff, queue.LocationErrorBackoff, queue.LocationUnschedulable, queue.LocationGated, queue.LocationUnknown} {
-		if n := l.Counts[string(loc)]; n > 0 {
+		if n := l.Counts[queueTitle(loc)]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", queueTitle(loc), n))
 		}
 	}
@@ -77,7 +74,6 @@ func PrintExplanations(w io.Writer, l *ExplanationList, wide, detailed bool) err
 		parts = append(parts, "none pending")
 	}
 	fmt.Fprintf(w, "%d pod(s): %s\n", len(l.Items), strings.Join(parts, ", "))
-	return nil
 }
 
 func printDetail(w io.Writer, e explain.Explanation, now time.Time) {

@@ -77,6 +77,8 @@ func newTestExplain(t *testing.T, objs []runtime.Object, args ...string) (*Expla
 		o.printFlags.OutputFormat = &v
 	}
 	o.AllNamespaces, _ = cmd.Flags().GetBool("all-namespaces")
+	o.NoHeaders, _ = cmd.Flags().GetBool("no-headers")
+	o.SortBy, _ = cmd.Flags().GetString("sort-by")
 	if err := o.Complete(cmd, cmd.Flags().Args()); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +139,8 @@ func TestExplain_AllNamespacesJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	want := map[string]int{"gated": 3, "unschedulable": 8, "errorBackoff": 5}
+	// One vocabulary: upstream's words, as in the table.
+	want := map[string]int{"gated": 3, "unschedulablePods": 8, "errorBackoffQ": 5}
 	for q, n := range want {
 		if got.Counts[q] != n {
 			t.Errorf("counts = %v, want %v", got.Counts, want)
@@ -147,6 +150,9 @@ func TestExplain_AllNamespacesJSON(t *testing.T) {
 	for _, it := range got.Items {
 		if it.Namespace == "" || it.Name == "" || it.Queue == "" || it.Reasons == nil {
 			t.Errorf("item lacks a stable field: %+v", it)
+		}
+		if want := map[string]string{"big": "unschedulablePods", "gated": "gated", "deny": "errorBackoffQ"}[strings.SplitN(it.Name, "-", 2)[0]]; it.Queue != want {
+			t.Errorf("%s: queue %q, want %q", it.Name, it.Queue, want)
 		}
 		if strings.HasPrefix(it.Name, "big-") && (it.Confidence < 0.99 || it.NextRetry == nil || it.NextRetry.Latest == nil || len(it.NextRetry.Triggers) == 0) {
 			t.Errorf("%s: %+v", it.Name, it)
@@ -192,7 +198,7 @@ func TestExplain_WithoutMetrics(t *testing.T) {
 	if !strings.Contains(errOut.String(), "warning: no scheduler metrics (403 Forbidden") {
 		t.Errorf("no warning naming the missing metrics: %q", errOut)
 	}
-	if !strings.Contains(out.String(), "NEXT RETRY") || !strings.Contains(out.String(), "gated 3") {
-		t.Errorf("wide table lacks its columns or counts:\n%s", out)
+	if !strings.Contains(out.String(), "NEXT RETRY") || !strings.Contains(errOut.String(), "gated 3") {
+		t.Errorf("wide table lacks its columns, or stderr its counts:\n%s\n%s", out, errOut)
 	}
 }

@@ -38,6 +38,8 @@ pod sits in, why, and when the scheduler will try it next.`,
 		root.PersistentFlags().AddGoFlag(v)
 	}
 
+	registerCompletions(root, configFlags)
+	setUpHelp(root)
 	root.AddCommand(
 		NewCmdVersion(streams),
 		NewCmdSimulate(streams),

@@ -46,10 +46,11 @@ printed on stdout.`,
 
   # Read the trace from stdin, with SchedulerPopFromBackoffQ forced off
   kubectl schedq simulate --trace - --pop-from-backoffq=false < trace.jsonl`,
-		Args: cobra.NoArgs,
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{noClusterFlags: "true"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
-				return err
+				return usageError(cmd, err)
 			}
 			return o.Run()
 		},
@@ -88,6 +89,9 @@ func (o *SimulateOptions) Run() error {
 	t, err := trace.Read(r)
 	if err != nil {
 		return traceError(name, err)
+	}
+	if t.Len() == 0 {
+		fmt.Fprintf(o.ErrOut, "warning: %s: the trace has a header and no operations\n", name)
 	}
 	if o.PopFromBackoffQ != "" {
 		t.Config.PopFromBackoffQ = o.PopFromBackoffQ == "true"

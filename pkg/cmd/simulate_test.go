@@ -91,3 +91,30 @@ func TestSimulate_MissingFile(t *testing.T) {
 		t.Errorf("Run() = %v, want an error naming the file", err)
 	}
 }
+
+// TestSimulate_Empty: an empty trace is refused, a trace with a header and
+// no operations is replayed with a warning; neither passes without a word.
+func TestSimulate_Empty(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, wantErr, wantWarning string
+	}{
+		{name: "nothing", in: "", wantErr: "stdin: the trace is empty: no header and no operations"},
+		{name: "blank lines", in: "\n  \n", wantErr: "stdin: the trace is empty"},
+		{name: "header only", in: `{"schedqTrace":1}` + "\n", wantWarning: "warning: stdin: the trace has a header and no operations"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			streams, stdin, out, errOut := genericiooptions.NewTestIOStreams()
+			stdin.WriteString(tc.in)
+			err := (&SimulateOptions{IOStreams: streams, TracePath: "-"}).Run()
+			if tc.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) || out.Len() != 0 {
+					t.Fatalf("err = %v, stdout %q; want %q and nothing printed", err, out, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(errOut.String(), tc.wantWarning) {
+				t.Fatalf("err = %v, stderr %q; want the warning %q", err, errOut, tc.wantWarning)
+			}
+		})
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
@@ -29,8 +30,9 @@ const (
 	// DefaultStatusInterval is the time between the two scrapes that give
 	// rates, and between redraws with --watch.
 	DefaultStatusInterval = 2 * time.Second
-	// DefaultScrapeTimeout bounds one scrape when --request-timeout is 0.
-	DefaultScrapeTimeout = 30 * time.Second
+	// MinStatusInterval is the shortest --interval: below it the rates are
+	// noise and --watch only redraws the same numbers.
+	MinStatusInterval = 500 * time.Millisecond
 	// PrometheusRateWindow is the rate window with --prometheus-url: a
 	// Prometheus server samples every 15–60 s, so shorter windows show nothing.
 	PrometheusRateWindow = 5 * time.Minute
@@ -43,12 +45,9 @@ type StatusOptions struct {
 	getter     genericclioptions.RESTClientGetter
 	printFlags *genericclioptions.PrintFlags
 
-	MetricsURL         string
-	PrometheusURL      string
-	PrometheusSelector string
-	MetricsFile        string
-	Watch              bool
-	Interval           time.Duration
+	metricsFlags
+	Watch    bool
+	Interval time.Duration
 
 	// Set by Complete.
 	source   metricscrape.Source
@@ -102,7 +101,8 @@ the last 5 minutes). The metrics are read from the first of:
      credentials. This needs get/list pods, create pods/portforward and get
      leases in kube-system, and get on the /metrics non-resource URL.
 
-Each scrape gives up after --request-timeout (30s when it is 0).`,
+Each scrape, discovery and port-forward included, gives up after
+--request-timeout (30s when it is not set or 0).`,
 		Example: `  # The queue of the cluster in the current context
   kubectl schedq status
 
@@ -123,34 +123,39 @@ Each scrape gives up after --request-timeout (30s when it is 0).`,
   kubectl schedq status -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
 			if err := o.Complete(cmd); err != nil {
 				return err
+			}
+			if err := o.Validate(); err != nil {
+				return usageError(cmd, err)
 			}
 			return o.Run(cmd.Context())
 		},
 	}
-	cmd.Flags().StringVar(&o.MetricsURL, "metrics-url", o.MetricsURL, "Read the scheduler's metrics from this URL (http, or https with the kubeconfig's credentials)")
-	cmd.Flags().StringVar(&o.PrometheusURL, "prometheus-url", o.PrometheusURL, "Read the scheduler's series from this Prometheus server (instant queries)")
-	cmd.Flags().StringVar(&o.PrometheusSelector, "prometheus-selector", o.PrometheusSelector, `Label matchers that pick one scheduler on the Prometheus server, e.g. 'job="kube-scheduler",cluster="prod"'`)
-	cmd.Flags().StringVar(&o.MetricsFile, "metrics-file", o.MetricsFile, "Read a saved text exposition of the scheduler's metrics")
+	o.metricsFlags.addFlags(cmd)
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, "Redraw at every --interval until interrupted")
-	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between the two scrapes that give rates, and between redraws")
+	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between the two scrapes that give rates, and between redraws (at least 500ms)")
 	o.printFlags.AddFlags(cmd)
-	_ = cmd.MarkFlagFilename("metrics-file", "prom", "txt")
+	_ = cmd.RegisterFlagCompletionFunc("output", completeOutput(o.printFlags.AllowedFormats()))
 	return cmd
+}
+
+// validateInterval checks --interval of status and explain --watch.
+func validateInterval(d time.Duration) error {
+	if d < MinStatusInterval {
+		return fmt.Errorf("--interval=%s: want at least %s, such as the default %s", d, MinStatusInterval, DefaultStatusInterval)
+	}
+	return nil
 }
 
 // Validate checks the flags without I/O.
 func (o *StatusOptions) Validate() error {
-	src := metricscrape.Options{MetricsURL: o.MetricsURL, PrometheusURL: o.PrometheusURL, PrometheusSelector: o.PrometheusSelector, MetricsFile: o.MetricsFile}
+	src := o.metricsFlags.options()
 	if err := src.Validate(); err != nil {
 		return err
 	}
-	if o.Interval <= 0 {
-		return fmt.Errorf("--interval=%s: want a positive duration such as 2s", o.Interval)
+	if err := validateInterval(o.Interval); err != nil {
+		return err
 	}
 	if o.Watch && o.MetricsFile != "" {
 		return errors.New("--watch and --metrics-file do not go together: a file does not change")
@@ -172,9 +177,9 @@ func (o *StatusOptions) output() string {
 
 // Complete resolves the metrics source, the timeout and the printer.
 func (o *StatusOptions) Complete(cmd *cobra.Command) error {
-	o.timeout = DefaultScrapeTimeout
-	if cfg, err := o.getter.ToRESTConfig(); err == nil && cfg.Timeout > 0 {
-		o.timeout = cfg.Timeout
+	var err error
+	if o.timeout, err = requestTimeout(cmd, o.getter); err != nil {
+		return err
 	}
 	if o.output() != "" {
 		p, err := o.printFlags.ToPrinter()
@@ -189,16 +194,19 @@ func (o *StatusOptions) Complete(cmd *cobra.Command) error {
 	if o.source != nil { // set by tests
 		return nil
 	}
-	src, err := metricscrape.Resolve(metricscrape.Options{
-		MetricsURL:         o.MetricsURL,
-		PrometheusURL:      o.PrometheusURL,
-		PrometheusSelector: o.PrometheusSelector,
-		MetricsFile:        o.MetricsFile,
-		KubeConfig:         o.getter.ToRawKubeConfigLoader(),
-	})
+	if !o.metricsFlags.named() {
+		// The kubeconfig finds the scheduler: say plainly if there is none.
+		if _, err := restConfig(o.getter, "name the metrics with --metrics-url, --prometheus-url or --metrics-file"); err != nil {
+			return err
+		}
+	}
+	opts := o.metricsFlags.options()
+	opts.Stdin = o.In
+	opts.KubeConfig = o.getter.ToRawKubeConfigLoader()
+	src, err := metricscrape.Resolve(opts)
 	if err != nil {
-		if errors.Is(err, metricscrape.ErrNoKubeconfig) || strings.Contains(err.Error(), "no configuration has been provided") {
-			return fmt.Errorf("no kubeconfig to find the scheduler with: set KUBECONFIG or --kubeconfig, or name the metrics with --metrics-url, --prometheus-url or --metrics-file")
+		if errors.Is(err, metricscrape.ErrNoKubeconfig) || clientcmd.IsEmptyConfig(err) {
+			return &noKubeconfigError{alternatives: "name the metrics with --metrics-url, --prometheus-url or --metrics-file"}
 		}
 		return err
 	}
@@ -310,6 +318,11 @@ func (o *StatusOptions) scrapeAt(ctx context.Context, h metricscrape.Historian, 
 // print writes one status: through -o's printer, or as the table (redrawn
 // in place on a terminal with --watch).
 func (o *StatusOptions) print(st *SchedulerStatus, frame int) error {
+	if !o.Watch {
+		for _, w := range st.Warnings {
+			fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+		}
+	}
 	if o.printObj != nil {
 		return o.printObj(st, o.Out)
 	}
@@ -317,7 +330,7 @@ func (o *StatusOptions) print(st *SchedulerStatus, frame int) error {
 	if o.Watch {
 		fmt.Fprintf(&b, "Every %s: kubectl schedq status    %s\n\n", o.Interval, st.Time.Local().Format("15:04:05"))
 	}
-	if err := PrintStatusTable(&b, st); err != nil {
+	if err := printStatusTable(&b, st, o.Watch); err != nil {
 		return err
 	}
 	text := b.String()
@@ -370,12 +383,12 @@ func (o *StatusOptions) explain(err error) error {
 	case errors.As(err, &transport):
 		switch transport.Kind {
 		case metricscrape.Timeout:
-			return fmt.Errorf("%w (gave up after %s; see --request-timeout)", err, o.timeout)
+			return bounded("reading the scheduler's metrics from "+transport.Target, o.timeout, err)
 		case metricscrape.TLSFailure:
 			return fmt.Errorf("%w; if the scheduler's serving certificate is signed by another CA pass --certificate-authority FILE, or skip the check with --insecure-skip-tls-verify", err)
 		}
 	}
-	return err
+	return boundedScrape(o.source, o.timeout, err)
 }
 
 // SchedulerStatus is what `status` shows; -o json|yaml prints it as is.
@@ -409,6 +422,8 @@ type SchedulerStatus struct {
 	// Error is set on a --watch frame whose scrape failed; the rest is the
 	// last good picture.
 	Error string `json:"error,omitempty"`
+	// Warnings name the series whose values look wrong, and the source.
+	Warnings []string `json:"warnings,omitempty"`
 
 	snapshot *metricscrape.Snapshot
 }
@@ -431,17 +446,19 @@ type FeatureGateStatus struct {
 	Stage   string `json:"stage,omitempty"`
 }
 
-// PendingPods is scheduler_pending_pods by queue.
+// PendingPods is scheduler_pending_pods by queue, in upstream's words.
 type PendingPods struct {
-	Active        int64 `json:"active"`
-	Backoff       int64 `json:"backoff"`
-	Unschedulable int64 `json:"unschedulable"`
+	Active        int64 `json:"activeQ"`
+	Backoff       int64 `json:"backoffQ"`
+	Unschedulable int64 `json:"unschedulablePods"`
 	Gated         int64 `json:"gated"`
 	Total         int64 `json:"total"`
 }
 
 // IncomingPods is one (queue, event) series of scheduler_queue_incoming_pods_total.
 type IncomingPods struct {
+	// Queue is upstream's word for the queue label (metricscrape.QueueName):
+	// activeQ, backoffQ or unschedulablePods.
 	Queue string `json:"queue"`
 	Event string `json:"event"`
 	Total int64  `json:"total"`
@@ -522,6 +539,7 @@ func NewSchedulerStatus(prev, cur *metricscrape.Snapshot) (*SchedulerStatus, err
 		Incoming: []IncomingPods{},
 		Attempts: []ScheduleAttempts{},
 		Signals:  []Signal{},
+		Warnings: cur.Warnings,
 		snapshot: cur,
 	}
 	for _, g := range metricscrape.QueueGates {
@@ -540,7 +558,7 @@ func NewSchedulerStatus(prev, cur *metricscrape.Snapshot) (*SchedulerStatus, err
 		st.RatesReset = rates.Reset
 	}
 	for _, k := range cur.IncomingKeys() {
-		in := IncomingPods{Queue: k.Queue, Event: k.Event, Total: count(cur.Incoming[k])}
+		in := IncomingPods{Queue: metricscrape.QueueName(k.Queue), Event: k.Event, Total: count(cur.Incoming[k])}
 		if rates != nil {
 			in.PerSecond = rate(rates.Incoming[k])
 		}
@@ -738,6 +756,7 @@ func (s *SchedulerStatus) DeepCopy() *SchedulerStatus {
 		out.Scheduled.SLIp99 = &d
 	}
 	out.Signals = append([]Signal(nil), s.Signals...)
+	out.Warnings = append([]string(nil), s.Warnings...)
 	return &out
 }
 

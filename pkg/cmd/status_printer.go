@@ -16,6 +16,12 @@ import (
 // scheduler, its gates, the queues, then the busiest events, attempts and
 // signals.
 func PrintStatusTable(out io.Writer, st *SchedulerStatus) error {
+	return printStatusTable(out, st, false)
+}
+
+// printStatusTable writes the table; withWarnings adds the warnings to it
+// (a --watch frame), where a single status prints them on stderr.
+func printStatusTable(out io.Writer, st *SchedulerStatus, withWarnings bool) error {
 	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(w, "SCHEDULER\t%s\n", schedulerLine(st))
 	fmt.Fprintf(w, "SOURCE\t%s\n", sourceLine(st.Source, st.Time.Time.Local().Format("2006-01-02 15:04:05")))
@@ -32,7 +38,7 @@ func PrintStatusTable(out io.Writer, st *SchedulerStatus) error {
 		fmt.Fprintf(w, "GATES\tnot reported (no %s series)\n", metricscrape.FeatureEnabledMetric)
 	}
 	p := st.Pending
-	fmt.Fprintf(w, "PENDING\tactiveQ %d  backoffQ %d  unschedulable %d  gated %d  total %d\n",
+	fmt.Fprintf(w, "PENDING\tactiveQ %d  backoffQ %d  unschedulablePods %d  gated %d  total %d\n",
 		p.Active, p.Backoff, p.Unschedulable, p.Gated, p.Total)
 	if err := w.Flush(); err != nil {
 		return err
@@ -94,6 +100,12 @@ func PrintStatusTable(out io.Writer, st *SchedulerStatus) error {
 			mark = "!"
 		}
 		fmt.Fprintf(out, "%s %s: %s\n", mark, sig.Name, sig.Message)
+	}
+	if len(st.Warnings) > 0 && withWarnings {
+		fmt.Fprintln(out)
+		for _, w := range st.Warnings {
+			fmt.Fprintf(out, "warning: %s\n", w)
+		}
 	}
 	if st.Error != "" {
 		fmt.Fprintf(out, "\nerror: %s\n(showing the last good scrape; retrying)\n", st.Error)

@@ -112,6 +112,7 @@ func TestStatusOptions_Validate(t *testing.T) {
 		{name: "url and prometheus", set: func(o *StatusOptions) { o.MetricsURL, o.PrometheusURL = "http://x", "http://p" }, wantErr: "give one of them"},
 		{name: "selector without prometheus", set: func(o *StatusOptions) { o.PrometheusSelector = `job="x"` }, wantErr: "--prometheus-selector needs --prometheus-url"},
 		{name: "zero interval", set: func(o *StatusOptions) { o.Interval = 0 }, wantErr: "--interval=0s"},
+		{name: "1ns interval", set: func(o *StatusOptions) { o.Interval = time.Nanosecond }, wantErr: "--interval=1ns: want at least 500ms"},
 		{name: "watch a file", set: func(o *StatusOptions) { o.Watch, o.MetricsFile = true, "f" }, wantErr: "--watch and --metrics-file"},
 		{name: "-o name", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "name" }, wantErr: "allowed formats are"},
 		{name: "-o json", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "json" }},
@@ -156,7 +157,7 @@ func TestNewSchedulerStatus_recorded(t *testing.T) {
 	for _, in := range st.Incoming[:3] {
 		top = append(top, fmt.Sprintf("%s/%s=%v", in.Queue, in.Event, *in.PerSecond))
 	}
-	if diff := cmp.Diff([]string{"active/PopFromBackoffQ=5", "unschedulable/ScheduleAttemptFailure=4.5", "backoff/AssignedPodDelete=3"}, top); diff != "" {
+	if diff := cmp.Diff([]string{"activeQ/PopFromBackoffQ=5", "unschedulablePods/ScheduleAttemptFailure=4.5", "backoffQ/AssignedPodDelete=3"}, top); diff != "" {
 		t.Errorf("busiest incoming (-want, +got):\n%s", diff)
 	}
 	if a := st.Attempts[0]; a.Result != "scheduled" || a.Total != 22 || *a.PerSecond != 0.5 {
@@ -298,9 +299,9 @@ func TestPrintStatusTable(t *testing.T) {
 	for _, want := range []string{
 		"SCHEDULER  kube-scheduler v1.36.3 (go1.26.8, linux/amd64)",
 		"GATES      SchedulerPopFromBackoffQ=on (BETA)  SchedulerQueueingHints=on  SchedulerAsyncAPICalls=off (BETA)",
-		"PENDING    activeQ 0  backoffQ 5  unschedulable 6  gated 3  total 14",
+		"PENDING    activeQ 0  backoffQ 5  unschedulablePods 6  gated 3  total 14",
 		"INCOMING (per second over the last 4s)",
-		"active         PopFromBackoffQ         5       68",
+		"activeQ            PopFromBackoffQ         5       68",
 		"ATTEMPTS",
 		"scheduled      0.5     22",
 		"22 pods scheduled; queue entry to bound p50",
@@ -361,7 +362,7 @@ func TestStatusOptions_Run(t *testing.T) {
 			t.Errorf("json = %s", out)
 		}
 		pending := got["pending"].(map[string]any)
-		if pending["backoff"] != 5.0 || pending["total"] != 14.0 {
+		if pending["backoffQ"] != 5.0 || pending["total"] != 14.0 {
 			t.Errorf("pending = %v", pending)
 		}
 	})
@@ -436,7 +437,7 @@ func TestStatusOptions_explain(t *testing.T) {
 		{
 			name: "timeout",
 			err:  &metricscrape.TransportError{Kind: metricscrape.Timeout, Target: "https://s/metrics", Err: context.DeadlineExceeded},
-			want: []string{"https://s/metrics did not answer in time (gave up after 5s; see --request-timeout)"},
+			want: []string{"reading the scheduler's metrics from https://s/metrics: no answer within 5s (wait longer with --request-timeout"},
 		},
 		{
 			name: "tls",
@@ -476,9 +477,14 @@ func TestStatusOptions_explain(t *testing.T) {
 
 func TestNewCmdStatus(t *testing.T) {
 	file := filepath.Join(recordedDir, "v1.36-settled.prom")
+	settled, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		args    []string
+		stdin   []byte
 		check   func(t *testing.T, out string)
 		wantErr string
 	}{
@@ -486,7 +492,7 @@ func TestNewCmdStatus(t *testing.T) {
 			name: "table from a file",
 			args: []string{"status", "--metrics-file", file},
 			check: func(t *testing.T, out string) {
-				if !strings.Contains(out, "PENDING    activeQ 0  backoffQ 5  unschedulable 6  gated 3  total 14") {
+				if !strings.Contains(out, "PENDING    activeQ 0  backoffQ 5  unschedulablePods 6  gated 3  total 14") {
 					t.Errorf("output:\n%s", out)
 				}
 			},
@@ -506,7 +512,7 @@ func TestNewCmdStatus(t *testing.T) {
 		},
 		{
 			name: "jsonpath",
-			args: []string{"status", "--metrics-file", file, "-o", "jsonpath={.pending.unschedulable}"},
+			args: []string{"status", "--metrics-file", file, "-o", "jsonpath={.pending.unschedulablePods}"},
 			check: func(t *testing.T, out string) {
 				if out != "6" {
 					t.Errorf("output = %q, want 6", out)
@@ -516,21 +522,25 @@ func TestNewCmdStatus(t *testing.T) {
 		{name: "malformed file", args: []string{"status", "--metrics-file", "status_test.go"}, wantErr: "status_test.go:1: malformed metrics exposition"},
 		{name: "two sources", args: []string{"status", "--metrics-file", file, "--metrics-url", "http://x"}, wantErr: "give one of them"},
 		{name: "watch a file", args: []string{"status", "--metrics-file", file, "-w"}, wantErr: "--watch and --metrics-file"},
+		{
+			name:  "--metrics-file - reads stdin",
+			args:  []string{"status", "--metrics-file", "-", "-o", "jsonpath={.source.address} {.pending.total}"},
+			stdin: settled,
+			check: func(t *testing.T, out string) {
+				if out != "stdin 14" {
+					t.Errorf("output = %q, want %q", out, "stdin 14")
+				}
+			},
+		},
+		{name: "--metrics-file - malformed", args: []string{"status", "--metrics-file", "-"}, stdin: []byte("not metrics\n"), wantErr: "stdin:1: malformed metrics exposition"},
+		{name: "--request-timeout abc with a file", args: []string{"status", "--metrics-file", file, "--request-timeout", "abc"}, wantErr: "--request-timeout=abc: want a non-negative duration"},
+		{name: "--interval 1ns", args: []string{"status", "--metrics-file", file, "--interval", "1ns"}, wantErr: "--interval=1ns: want at least 500ms"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			streams, _, out, _ := genericiooptions.NewTestIOStreams()
-			root := NewCmdSchedq(streams)
-			root.SetArgs(tc.args)
-			err := root.Execute()
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+			out, _, err := runSchedq(tc.stdin, tc.args...)
+			if wantError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			tc.check(t, out.String())
 		})
@@ -546,7 +556,7 @@ func TestStatusOptions_Complete_requestTimeout(t *testing.T) {
 	for _, tc := range []struct {
 		flag string
 		want time.Duration
-	}{{"5s", 5 * time.Second}, {"0", DefaultScrapeTimeout}} {
+	}{{"5s", 5 * time.Second}, {"0", DefaultRequestTimeout}} {
 		streams, _, _, _ := genericiooptions.NewTestIOStreams()
 		getter := genericclioptions.NewTestConfigFlags().WithClientConfig(clientcmd.NewDefaultClientConfig(*cfg, &clientcmd.ConfigOverrides{Timeout: tc.flag}))
 		o := NewStatusOptions(getter, streams)

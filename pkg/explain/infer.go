@@ -477,7 +477,7 @@ func explain(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explanatio
 		e.Reasons = fitReasons(f.fit)
 		e.Summary = fitSummary(e.Queue, f.fit, e.Plugins)
 		e.NextRetry = fitNextRetry(f, e.Queue, e.Plugins, in, pl)
-		if e.Confidence < 0.9 {
+		if e.Confidence < 0.9 && pl.fitNote != "" {
 			add(pl.fitNote + "; the visible evidence cannot tell which")
 		}
 		add(metricsNote)

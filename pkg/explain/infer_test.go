@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -137,7 +138,20 @@ func TestInfer(t *testing.T) {
 				}
 			}},
 		{name: "no metrics: lower confidence, says why", now: 10 * time.Second, pods: []*corev1.Pod{fitPod},
-			pod: "fit", wantState: StatePending, wantQueue: queue.LocationUnschedulable, minConf: 0.7, wantInText: "403"},
+			pod: "fit", wantState: StatePending, wantQueue: queue.LocationUnschedulable, minConf: 0.7, wantInText: "403",
+			check: func(t *testing.T, e Explanation) {
+				if e.Confidence >= 0.9 {
+					t.Fatalf("confidence %.2f: the case needs the below-90%% evidence line", e.Confidence)
+				}
+				for _, ev := range e.Evidence {
+					if ev == "" || strings.HasPrefix(ev, ";") || strings.HasPrefix(ev, " ") {
+						t.Errorf("evidence line %q has no start", ev)
+					}
+				}
+				if !strings.Contains(strings.Join(e.Evidence, "\n"), "without the queue metrics") {
+					t.Errorf("evidence %q does not say the metrics are missing", e.Evidence)
+				}
+			}},
 		{name: "events of an earlier pod with the same name are ignored", pods: []*corev1.Pod{reused}, events: []corev1.Event{staleEvent},
 			metrics: metrics(1, 0, 0, 0), pod: "reused", wantState: StatePending, wantQueue: queue.LocationActive, minConf: 0.8},
 	}
@@ -169,5 +183,29 @@ func TestInfer(t *testing.T) {
 				tt.check(t, e)
 			}
 		})
+	}
+}
+
+func TestExplanation_JSON(t *testing.T) {
+	e := Explanation{Namespace: "ns", Name: "a", Queue: queue.LocationUnschedulable, Alternatives: []Alternative{{queue.LocationBackoff, 0.2}, {queue.LocationInFlight, 0.1}}}
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"queue":"unschedulablePods"`, `"queue":"backoffQ"`, `"queue":"inFlight"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %s", b, want)
+		}
+	}
+	var back Explanation
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Queue != e.Queue || back.Alternatives[0].Queue != queue.LocationBackoff || back.Name != "a" {
+		t.Errorf("round trip: %+v", back)
+	}
+	// Older output, in the trace format's words, still reads.
+	if err := json.Unmarshal([]byte(`{"queue":"errorBackoff"}`), &back); err != nil || back.Queue != queue.LocationErrorBackoff {
+		t.Errorf("old words: %v %+v", err, back)
 	}
 }

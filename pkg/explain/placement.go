@@ -198,8 +198,11 @@ func place(pods []*podFacts, in Input, grid flushGrid, activeEmpty bool) placeme
 			readyInFlight += f.dist[locInFlight]
 		}
 	}
-	if nFit > 0 && m != nil {
+	switch {
+	case nFit > 0 && m != nil:
 		pl.fitNote = fmt.Sprintf("the queue metrics put about %.0f of the %d pods rejected by plugins in unschedulablePods and %.0f in backoffQ", inU, nFit, inB)
+	case nFit > 0:
+		pl.fitNote = "without the queue metrics, a pod rejected by plugins may be parked in unschedulablePods or, moved by a cluster event, wait in backoffQ"
 	}
 
 	// Ready pods are popped in activeQ order (priority, then time).

@@ -89,9 +89,9 @@ type Explanation struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	State     State  `json:"state"`
-	// Queue is where the pod most likely is, in the trace spec's words
-	// (active, backoff, errorBackoff, unschedulable, gated, inFlight) or
-	// unknown; empty when the pod is not pending.
+	// Queue is where the pod most likely is; JSON gives it in upstream's
+	// words (activeQ, backoffQ, errorBackoffQ, unschedulablePods, gated,
+	// inFlight) or unknown, see QueueName; empty when the pod is not pending.
 	Queue queue.Location `json:"queue,omitempty"`
 	// Confidence is the probability the evidence gives Queue, 0..1.
 	Confidence float64 `json:"confidence"`

@@ -18,8 +18,10 @@ const (
 	// Unreachable: the connection could not be made (refused, no route, DNS).
 	Unreachable TransportErrorKind = "unreachable"
 	// TLSFailure: the TLS handshake failed (untrusted certificate, wrong
-	// name, plain HTTP on the other side).
+	// name).
 	TLSFailure TransportErrorKind = "tls"
+	// PlainHTTP: an https:// URL whose server speaks plain HTTP.
+	PlainHTTP TransportErrorKind = "plain-http"
 	// Timeout: no answer before the deadline (--request-timeout).
 	Timeout TransportErrorKind = "timeout"
 )
@@ -36,6 +38,8 @@ func (e *TransportError) Error() string {
 	switch e.Kind {
 	case TLSFailure:
 		return fmt.Sprintf("TLS handshake with %s failed: %v", e.Target, rootCause(e.Err))
+	case PlainHTTP:
+		return fmt.Sprintf("%s answers in plain HTTP, not HTTPS: use an http:// URL", e.Target)
 	case Timeout:
 		return fmt.Sprintf("%s did not answer in time", e.Target)
 	default:
@@ -67,12 +71,17 @@ func classifyTransportError(target string, err error) error {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		kind = Timeout
+	case strings.Contains(err.Error(), "HTTP response to HTTPS client"), errors.As(err, &recordErr):
+		// Go's transport reports a plain-HTTP answer to a TLS hello as
+		// "server gave HTTP response to HTTPS client", other non-TLS
+		// answers as a RecordHeaderError.
+		kind = PlainHTTP
 	case errors.As(err, &unknownCA), errors.As(err, &hostErr), errors.As(err, &invalidErr),
-		errors.As(err, &verifyErr), errors.As(err, &recordErr), errors.As(err, &alertErr):
+		errors.As(err, &verifyErr), errors.As(err, &alertErr):
 		kind = TLSFailure
 	case errors.As(err, &netErr) && netErr.Timeout():
 		kind = Timeout
-	case strings.Contains(err.Error(), "tls: "), strings.Contains(err.Error(), "HTTP response to HTTPS client"):
+	case strings.Contains(err.Error(), "tls: "):
 		kind = TLSFailure
 	}
 	return &TransportError{Kind: kind, Target: target, Err: err}

@@ -36,6 +36,9 @@ const (
 	BuildInfoMetric = "kubernetes_build_info"
 	// LeaderElectionMasterStatusMetric is 1 on the leader (label name).
 	LeaderElectionMasterStatusMetric = "leader_election_master_status"
+	// InFlightPodPoppedEvent is the scheduler_inflight_events{event} value
+	// that counts the in-flight pods themselves.
+	InFlightPodPoppedEvent = "PodPopped"
 
 	// histogramBucketSuffix and friends expand a histogram into series.
 	histogramBucketSuffix = "_bucket"
@@ -70,6 +73,23 @@ const (
 	QueueUnschedulable = queue.LabelUnschedulable
 	QueueGated         = queue.LabelGated
 )
+
+// QueueName is upstream's word for a queue label value (activeQ, backoffQ,
+// unschedulablePods, gated), the name every output of the plugin uses; an
+// unknown value is returned as it is.
+func QueueName(label string) string {
+	switch label {
+	case QueueActive:
+		return "activeQ"
+	case QueueBackoff:
+		return "backoffQ"
+	case QueueUnschedulable:
+		return "unschedulablePods"
+	case QueueGated:
+		return "gated"
+	}
+	return label
+}
 
 // Queues lists the sub-queues in the order the scheduler moves pods through them.
 var Queues = queue.PendingLabels[:]

@@ -3,6 +3,7 @@ package metricscrape
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -20,8 +21,10 @@ type Options struct {
 	// PrometheusSelector narrows it to one scheduler (label matchers).
 	PrometheusURL      string
 	PrometheusSelector string
-	// MetricsFile is a saved text exposition.
+	// MetricsFile is a saved text exposition, or "-" for Stdin.
 	MetricsFile string
+	// Stdin is read for MetricsFile "-".
+	Stdin io.Reader
 
 	// KubeConfig is the user's kubeconfig with kubectl's flags applied. It
 	// may be nil, or fail to load, when a URL or a file is named.
@@ -57,7 +60,7 @@ func Resolve(o Options) (Source, error) {
 		return nil, err
 	}
 	if o.MetricsFile != "" {
-		return &FileSource{Path: o.MetricsFile}, nil
+		return &FileSource{Path: o.MetricsFile, Stdin: o.Stdin}, nil
 	}
 	cfg, cfgErr := o.restConfig()
 	switch {

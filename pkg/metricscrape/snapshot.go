@@ -58,6 +58,11 @@ type Snapshot struct {
 	// Leader is leader_election_master_status{name="kube-scheduler"}: nil
 	// when the scheduler does not report it (leader election off).
 	Leader *bool
+
+	// Warnings name the series whose values were kept although they look
+	// wrong (a negative gauge, a queue label the scheduler does not use),
+	// with the source they came from.
+	Warnings []string
 }
 
 // QueueEvent keys scheduler_queue_incoming_pods_total.
@@ -302,7 +307,14 @@ func FromFamilies(source string, families map[string]*dto.MetricFamily) (*Snapsh
 	if err != nil {
 		return nil, &ParseError{Source: source, Msg: err.Error()}
 	}
-	return FromSamples(samples)
+	snap, err := FromSamples(samples)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	for i, w := range snap.Warnings {
+		snap.Warnings[i] = source + ": " + w
+	}
+	return snap, nil
 }
 
 func notScheduler(source string, families map[string]*dto.MetricFamily) error {
@@ -350,8 +362,10 @@ func notScheduler(source string, families map[string]*dto.MetricFamily) error {
 // FromSamples builds a Snapshot from flat samples, the form both a text
 // exposition (through expfmt.ExtractSamples) and a Prometheus query give.
 // Histograms arrive as their _bucket, _sum and _count series. Samples of
-// other series are ignored. A negative, infinite or NaN value in a series
-// the Snapshot keeps is an error.
+// other series are ignored. In a series the Snapshot keeps, an infinite or
+// NaN value, a value beyond any count (above 2^53), a negative counter and a
+// series given twice are errors; a negative gauge and a queue label the
+// scheduler does not use are kept, with a warning.
 func FromSamples(samples model.Vector) (*Snapshot, error) {
 	s := &Snapshot{
 		Pending:               map[string]float64{},
@@ -365,6 +379,7 @@ func FromSamples(samples model.Vector) (*Snapshot, error) {
 	profiles := map[string]bool{}
 	sli := map[string]*histogramBuilder{}
 	var attemptsHist histogramBuilder
+	seen := map[model.Fingerprint]bool{}
 	for _, smp := range samples {
 		if smp == nil {
 			continue
@@ -387,13 +402,27 @@ func FromSamples(samples model.Vector) (*Snapshot, error) {
 		// Every value must be finite; counters and histogram counts must not
 		// be negative. Gauges may be: an upstream accounting bug is worth
 		// showing, not hiding.
-		if math.IsNaN(v) || math.IsInf(v, 0) || (v < 0 && isCount(base, suffix)) {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0) || (v < 0 && isCount(base, suffix)):
 			return nil, fmt.Errorf("%s has value %v", describeSample(smp), v)
+		case math.Abs(v) > maxCount && base != PodSchedulingSLIDurationMetric:
+			return nil, fmt.Errorf("%s has value %v, beyond any count", describeSample(smp), v)
+		case v < 0:
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s has value %v: a count below zero (an accounting bug in the scheduler?)", describeSample(smp), v))
+		}
+		if fp := smp.Metric.Fingerprint(); seen[fp] {
+			return nil, fmt.Errorf("%s is given twice", describeSample(smp))
+		} else {
+			seen[fp] = true
 		}
 
 		switch base {
 		case PendingPodsMetric:
-			s.Pending[label(QueueLabel)] += v
+			q := label(QueueLabel)
+			if !knownQueue(q) {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: queue %q is not one the scheduler reports (%s); it is counted in no queue", describeSample(smp), q, strings.Join(Queues, ", ")))
+			}
+			s.Pending[q] += v
 		case QueueIncomingPodsMetric:
 			s.Incoming[QueueEvent{Queue: label(QueueLabel), Event: label(EventLabel)}] += v
 		case ScheduleAttemptsMetric:
@@ -448,6 +477,19 @@ func FromSamples(samples model.Vector) (*Snapshot, error) {
 	}
 	s.PodSchedulingAttempts = attemptsHist.histogram()
 	return s, nil
+}
+
+// maxCount is the largest count a float64 holds exactly; a count beyond it
+// is not a count.
+const maxCount = 1 << 53
+
+func knownQueue(q string) bool {
+	for _, name := range Queues {
+		if q == name {
+			return true
+		}
+	}
+	return false
 }
 
 // histogramBuilder sums the series of one histogram, bucket by bucket.

@@ -213,8 +213,26 @@ func TestParseText_errors(t *testing.T) {
 			name:  "NaN gauge",
 			input: "# TYPE scheduler_pending_pods gauge\nscheduler_pending_pods{queue=\"active\"} NaN\n",
 			check: func(t *testing.T, err error) {
-				if err == nil || !strings.Contains(err.Error(), "NaN") {
-					t.Fatalf("err = %v, want one about NaN", err)
+				if err == nil || !strings.HasPrefix(err.Error(), "src: ") || !strings.Contains(err.Error(), "NaN") {
+					t.Fatalf("err = %v, want one about NaN naming the source", err)
+				}
+			},
+		},
+		{
+			name:  "a value beyond any count",
+			input: "# TYPE scheduler_pending_pods gauge\nscheduler_pending_pods{queue=\"active\"} 1e20\n",
+			check: func(t *testing.T, err error) {
+				if err == nil || !strings.HasPrefix(err.Error(), "src: ") || !strings.Contains(err.Error(), `scheduler_pending_pods{queue="active"} has value 1e+20, beyond any count`) {
+					t.Fatalf("err = %v, want one naming the source and the series", err)
+				}
+			},
+		},
+		{
+			name:  "a series given twice",
+			input: "# TYPE scheduler_pending_pods gauge\nscheduler_pending_pods{queue=\"active\"} 1\nscheduler_pending_pods{queue=\"active\"} 2\n",
+			check: func(t *testing.T, err error) {
+				if err == nil || !strings.HasPrefix(err.Error(), "src: ") || !strings.Contains(err.Error(), `scheduler_pending_pods{queue="active"} is given twice`) {
+					t.Fatalf("err = %v, want one naming the source and the series", err)
 				}
 			},
 		},
@@ -227,14 +245,43 @@ func TestParseText_errors(t *testing.T) {
 	}
 }
 
-func TestParseText_negativeGaugeIsKept(t *testing.T) {
-	// A leaking gauge is an upstream bug worth showing, not a parse error.
-	s, err := ParseText("src", []byte("# TYPE scheduler_pending_pods gauge\nscheduler_pending_pods{queue=\"gated\"} -1\n"))
-	if err != nil {
-		t.Fatal(err)
+func TestParseText_warnings(t *testing.T) {
+	// A leaking gauge is an upstream bug worth showing, not a parse error;
+	// a queue the scheduler does not know is counted nowhere. Both are
+	// kept, with a warning naming the source and the series.
+	tests := []struct {
+		name, input, want string
+		check             func(t *testing.T, s *Snapshot)
+	}{
+		{
+			name:  "negative gauge",
+			input: "# TYPE scheduler_pending_pods gauge\nscheduler_pending_pods{queue=\"gated\"} -1\n",
+			want:  `src: scheduler_pending_pods{queue="gated"} has value -1: a count below zero`,
+			check: func(t *testing.T, s *Snapshot) {
+				if s.Pending[QueueGated] != -1 {
+					t.Errorf("Pending[gated] = %v, want -1", s.Pending[QueueGated])
+				}
+			},
+		},
+		{
+			name:  "unknown queue",
+			input: "# TYPE scheduler_pending_pods gauge\nscheduler_pending_pods{queue=\"Active\"} 4\n",
+			want:  `src: scheduler_pending_pods{queue="Active"}: queue "Active" is not one the scheduler reports (active, backoff, unschedulable, gated)`,
+		},
 	}
-	if s.Pending[QueueGated] != -1 {
-		t.Errorf("Pending[gated] = %v, want -1", s.Pending[QueueGated])
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := ParseText("src", []byte(tc.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Warnings) != 1 || !strings.HasPrefix(s.Warnings[0], tc.want) {
+				t.Errorf("Warnings = %q, want one starting %q", s.Warnings, tc.want)
+			}
+			if tc.check != nil {
+				tc.check(t, s)
+			}
+		})
 	}
 }
 

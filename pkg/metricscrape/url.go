@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -98,11 +99,18 @@ func (s *URLSource) String() string {
 
 // FileSource reads a saved text exposition.
 type FileSource struct {
+	// Path is the file, or "-" for Stdin.
 	Path string
+	// Stdin is read when Path is "-" (os.Stdin when nil).
+	Stdin io.Reader
 }
 
-// Scrape implements Source. The snapshot's time is the file's modification time.
+// Scrape implements Source. The snapshot's time is the file's modification
+// time, or now for stdin.
 func (s *FileSource) Scrape(ctx context.Context) (*Snapshot, error) {
+	if s.Path == "-" {
+		return s.scrapeStdin()
+	}
 	f, err := os.Open(s.Path)
 	if err != nil {
 		return nil, err
@@ -125,7 +133,30 @@ func (s *FileSource) Scrape(ctx context.Context) (*Snapshot, error) {
 	return snap, nil
 }
 
-func (s *FileSource) String() string { return s.Path }
+func (s *FileSource) scrapeStdin() (*Snapshot, error) {
+	in := s.Stdin
+	if in == nil {
+		in = os.Stdin
+	}
+	data, err := readAllLimited(in, maxExpositionBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s, err)
+	}
+	snap, err := ParseText(s.String(), data)
+	if err != nil {
+		return nil, err
+	}
+	snap.Time = time.Now()
+	snap.Origin = Origin{Kind: OriginFile, Address: s.String()}
+	return snap, nil
+}
+
+func (s *FileSource) String() string {
+	if s.Path == "-" {
+		return "stdin"
+	}
+	return s.Path
+}
 
 // kubeAuth ties a scrape to the API server: it finds out who the
 // credentials belong to, and answers for an impersonated identity. A nil

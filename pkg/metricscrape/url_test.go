@@ -184,8 +184,11 @@ func TestURLSource_errors(t *testing.T) {
 			url:     func(u string) string { return strings.Replace(u, "http://", "https://", 1) },
 			check: func(t *testing.T, err error) {
 				var te *TransportError
-				if !errors.As(err, &te) || te.Kind != TLSFailure {
-					t.Fatalf("err = %v, want a TLS TransportError", err)
+				if !errors.As(err, &te) || te.Kind != PlainHTTP {
+					t.Fatalf("err = %v, want a PlainHTTP TransportError", err)
+				}
+				if !strings.Contains(err.Error(), "plain HTTP, not HTTPS: use an http:// URL") || strings.Contains(err.Error(), "certificate") {
+					t.Errorf("Error() = %q, want the plain-HTTP remedy and no word of certificates", err)
 				}
 			},
 		},

@@ -214,8 +214,14 @@ func Read(r io.Reader) (*Trace, error) {
 		}
 		return nil, err
 	}
+	if !seenContent {
+		return nil, ErrEmpty
+	}
 	return t, nil
 }
+
+// ErrEmpty is a trace with no line at all: no header and no operations.
+var ErrEmpty = errors.New("the trace is empty: no header and no operations")
 
 func decodeObject(b []byte) (map[string]json.RawMessage, error) {
 	if b[0] != '{' {

@@ -1,0 +1,88 @@
+package cmd
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// TestExplain_scriptable: stdout holds the table (or names, or columns)
+// alone, for scripts; the count per queue goes to stderr.
+func TestExplain_scriptable(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantOut    []string // lines, in order, that stdout starts with
+		wantNotOut []string
+		wantErrOut string
+	}{
+		{name: "table: counts on stderr", args: []string{"-A"},
+			wantOut: []string{"NAMESPACE  NAME", "default    big-0"}, wantNotOut: []string{"pod(s):"}, wantErrOut: "16 pod(s): errorBackoffQ 5, unschedulablePods 8, gated 3"},
+		{name: "--no-headers", args: []string{"-A", "--no-headers"},
+			wantOut: []string{"default  big-0"}, wantNotOut: []string{"NAMESPACE"}},
+		{name: "-o name", args: []string{"-A", "-o", "name"},
+			wantOut: []string{"pod/big-0", "pod/big-1"}, wantNotOut: []string{"NAMESPACE", "pod(s):"}},
+		{name: "-o custom-columns", args: []string{"-A", "-o", "custom-columns=NAME:.name,QUEUE:.queue,ATTEMPTS:{.attempts}"},
+			wantOut: []string{"NAME          QUEUE               ATTEMPTS", "big-0         unschedulablePods   1"}},
+		{name: "-o custom-columns --no-headers", args: []string{"-A", "--no-headers", "-o", "custom-columns=NAME:.name"},
+			wantOut: []string{"big-0", "big-1"}},
+		{name: "--sort-by queue", args: []string{"-A", "--no-headers", "--sort-by", ".queue", "-o", "custom-columns=Q:.queue"},
+			wantOut: []string{"errorBackoffQ", "errorBackoffQ", "errorBackoffQ", "errorBackoffQ", "errorBackoffQ", "gated"}},
+		{name: "--sort-by a number", args: []string{"-A", "--no-headers", "--sort-by", "{.attempts}", "-o", "custom-columns=N:.name"},
+			wantOut: []string{"gated-0", "gated-1", "gated-2"}},
+		{name: "-o wide with named pods is the wide table", args: []string{"big-1", "gated-0", "-o", "wide"},
+			wantOut: []string{"NAMESPACE  NAME     QUEUE", "default    big-1"}, wantNotOut: []string{"why:"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o, _, out, errOut := newTestExplain(t, parkedCluster(0), tc.args...)
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(out.String(), "\n")
+			for i, want := range tc.wantOut {
+				if i >= len(lines) || !strings.HasPrefix(lines[i], want) {
+					t.Errorf("stdout line %d does not start with %q:\n%s", i+1, want, out)
+				}
+			}
+			for _, bad := range tc.wantNotOut {
+				if strings.Contains(out.String(), bad) {
+					t.Errorf("stdout has %q:\n%s", bad, out)
+				}
+			}
+			if !strings.Contains(errOut.String(), tc.wantErrOut) {
+				t.Errorf("stderr %q lacks %q", errOut, tc.wantErrOut)
+			}
+		})
+	}
+}
+
+// TestExplain_outputErrors: a format explain does not take is refused with
+// every format it does take.
+func TestExplain_outputErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		wantErr []string
+	}{
+		{[]string{"explain", "-A", "-o", "table"}, []string{"-o table: unknown output format; explain takes wide, name, custom-columns=", "json", "yaml", "jsonpath"}},
+		{[]string{"explain", "-A", "-o", "custom-columns"}, []string{"-o custom-columns= needs HEADER:JSONPATH pairs"}},
+		{[]string{"explain", "-A", "-o", "custom-columns=NAME"}, []string{`"NAME" is not HEADER:JSONPATH`}},
+		{[]string{"explain", "-A", "--sort-by", "{.attempts"}, []string{"--sort-by={.attempts"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			root := NewCmdSchedq(genericiooptions.NewTestIOStreamsDiscard())
+			root.SetArgs(append(tc.args, "--kubeconfig", kubeconfigFor(t, "https://127.0.0.1:1")))
+			err := root.Execute()
+			for _, want := range tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("err = %v, want %q", err, want)
+				}
+			}
+		})
+	}
+}
