@@ -346,9 +346,9 @@ after itself, after Ctrl-C too; this is for one that was killed.`,
 			if cfg.ConfigFlags == nil {
 				return errors.New("no kubeconfig flags")
 			}
-			rc, err := cfg.ConfigFlags.ToRESTConfig()
+			rc, err := restConfig(cfg.ConfigFlags, "")
 			if err != nil {
-				return kubeconfigError(err)
+				return err
 			}
 			rc.QPS, rc.Burst = -1, 0
 			client, err := kubernetes.NewForConfig(rc)
@@ -370,9 +370,4 @@ after itself, after Ctrl-C too; this is for one that was killed.`,
 	cmd.Flags().StringVar(&runID, "run", "", "the run's id (the value of its run label)")
 	cmd.Flags().BoolVar(&all, "all", false, "every run's objects")
 	return cmd
-}
-
-// kubeconfigError adds the fix to a kubeconfig that cannot be loaded.
-func kubeconfigError(err error) error {
-	return fmt.Errorf("kubeconfig: %w (give --kubeconfig and --context)", err)
 }
