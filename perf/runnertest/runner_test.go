@@ -1,4 +1,7 @@
-package integration
+// Package runnertest runs pkg/perf/runner on embedded control planes, in a
+// process of its own: feature gates are process-global, and these tests set
+// theirs.
+package runnertest
 
 import (
 	"bytes"
