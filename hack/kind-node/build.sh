@@ -24,7 +24,7 @@ COREDNS_TAG=v1.14.2
 PAUSE_TAG=3.10.2
 SUITE=bookworm
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-PACKAGES=systemd,systemd-sysv,dbus,iproute2,iptables,kmod,mount,util-linux,containerd,runc,conntrack,ethtool,socat,ca-certificates,containernetworking-plugins,libseccomp2,procps,e2fsprogs,bash
+PACKAGES=jq,systemd,systemd-sysv,dbus,iproute2,iptables,kmod,mount,util-linux,containerd,runc,conntrack,ethtool,socat,ca-certificates,containernetworking-plugins,libseccomp2,procps,e2fsprogs,bash
 LABEL=io.schedq.kind-node.inputs
 
 start=$(date +%s)
@@ -151,7 +151,7 @@ scratch_image() {
 	rm -rf "$ctx" && mkdir -p "$ctx"
 	cp "$bin" "$ctx/bin"
 	printf 'FROM scratch\nCOPY bin %s\nENV PATH=/usr/local/bin:/usr/bin:/bin\nENTRYPOINT ["%s"]\n' "$path" "$path" >"$ctx/Dockerfile"
-	docker build -q -t "registry.k8s.io/$name:$tag" "$ctx" >/dev/null
+	docker build -q -t "registry.k8s.io/$name:$tag" "$ctx" >/dev/null 2>"$OUT/logs/build-${name//\//_}.log" || { cat "$OUT/logs/build-${name//\//_}.log" >&2; exit 1; }
 	docker save -o "$IMGS/${name//\//_}.tar" "registry.k8s.io/$name:$tag"
 }
 
@@ -172,8 +172,12 @@ rm -rf "$ctx" && mkdir -p "$ctx/root"
 docker run --rm --entrypoint /bin/sh "$BASE" -c '
 	for p in iptables libxtables12 libip4tc2 libip6tc2 libnftnl11 libmnl0 libnetfilter-conntrack3 libnfnetlink0 conntrack libc6 libgcc-s1 libjansson4 libnftables1 nftables libedit2 libbsd0 libmd0 libtinfo6 libgmp10 libxtables12; do
 		dpkg -L "$p" 2>/dev/null
-	done | sort -u | while read -r f; do [ -d "$f" ] && [ ! -L "$f" ] || echo "$f"; done >/tmp/files
-	ls -d /etc/alternatives/ip* /etc/alternatives/eb* /etc/alternatives/arp* /lib64 /bin /sbin /lib 2>/dev/null >>/tmp/files
+	done | while read -r f; do
+		# merged /usr: packages name /lib/..., the files live in /usr/lib/...
+		case $f in /lib/*|/bin/*|/sbin/*|/lib64/*) f=/usr$f ;; esac
+		[ -d "$f" ] && [ ! -L "$f" ] || echo "$f"
+	done | sort -u >/tmp/files
+	ls -d /etc/alternatives/ip* /etc/alternatives/eb* /etc/alternatives/arp* /usr/sbin/ip*tables* /usr/sbin/ebtables* /usr/sbin/arptables* /lib64 /bin /sbin /lib 2>/dev/null >>/tmp/files
 	tar --no-recursion -cf - -T /tmp/files 2>/dev/null' | tar -C "$ctx/root" -xf -
 mkdir -p "$ctx/root/usr/local/bin" "$ctx/root/run" "$ctx/root/tmp" "$ctx/root/var/run"
 cp "$K8S_BIN/kube-proxy" "$ctx/root/usr/local/bin/kube-proxy"
@@ -231,7 +235,7 @@ ENV container=docker
 STOPSIGNAL SIGRTMIN+3
 ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]
 EOF
-docker build -q -t "$IMAGE-stage" "$ctx" >/dev/null
+docker build -q -t "$IMAGE-stage" "$ctx" >/dev/null 2>"$OUT/logs/build-node.log" || { cat "$OUT/logs/build-node.log" >&2; exit 1; }
 
 # Load the images as kind's node image build does: containerd in a build
 # container, content only (no unpack), then commit.
