@@ -63,9 +63,11 @@ func run(ctx context.Context, timeout time.Duration, name string, args ...string
 	return out.String(), err
 }
 
-func dockerNames(t *testing.T, what ...string) []string {
+// dockerNames lists names with a docker listing command; format is the
+// listing's name field ({{.Names}} for containers, {{.Name}} for networks).
+func dockerNames(t *testing.T, format string, what ...string) []string {
 	t.Helper()
-	out, err := run(context.Background(), time.Minute, "docker", append(what, "--format", "{{.Name}}")...)
+	out, err := run(context.Background(), time.Minute, "docker", append(what, "--format", format)...)
 	if err != nil {
 		t.Fatalf("docker %v: %v\n%s", what, err, out)
 	}
@@ -88,7 +90,7 @@ func newCluster(t *testing.T) *cluster {
 		name:       fmt.Sprintf("schedq-e2e-%06d", rand.IntN(1000000)),
 		kubeconfig: filepath.Join(t.TempDir(), "kubeconfig"),
 	}
-	networksBefore := dockerNames(t, "network", "ls")
+	networksBefore := dockerNames(t, "{{.Name}}", "network", "ls")
 
 	// Registered first, so it runs after the cluster's deletion.
 	t.Cleanup(func() { c.checkNothingLeft(t, networksBefore) })
@@ -127,10 +129,10 @@ func newCluster(t *testing.T) *cluster {
 }
 
 func (c *cluster) checkNothingLeft(t *testing.T, networksBefore []string) {
-	for _, n := range dockerNames(t, "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster="+c.name) {
+	for _, n := range dockerNames(t, "{{.Names}}", "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster="+c.name) {
 		t.Errorf("container %s of cluster %s left behind", n, c.name)
 	}
-	for _, n := range dockerNames(t, "network", "ls") {
+	for _, n := range dockerNames(t, "{{.Name}}", "network", "ls") {
 		// kind's shared network is kind's, reused across clusters; any other new one is ours.
 		if !slices.Contains(networksBefore, n) && n != "kind" {
 			t.Errorf("docker network %s left behind", n)
@@ -408,7 +410,10 @@ func (c *cluster) serviceAccountKubeconfig(t *testing.T, metrics bool) string {
 	rules := []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"pods", "events"}, Verbs: []string{"get", "list"}},
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"get", "list"}},
-		{APIGroups: []string{""}, Resources: []string{"pods/portforward"}, Verbs: []string{"create"}},
+		// A WebSocket port-forward (client-go's default since 1.30) is a GET:
+		// v1.36 authorizes it as get, and as create too under
+		// AuthorizePodWebsocketUpgradeCreatePermission.
+		{APIGroups: []string{""}, Resources: []string{"pods/portforward"}, Verbs: []string{"get", "create"}},
 		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get"}},
 	}
 	if metrics {
