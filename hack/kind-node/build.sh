@@ -32,6 +32,11 @@ step() { echo "[kind-node $(($(date +%s) - start))s] $*"; }
 die() { echo "kind-node: $*" >&2; exit 1; }
 hash() { sha256sum | cut -c1-16; }
 
+# One build at a time: two would share the build directories.
+mkdir -p "$OUT"
+exec 9>"$OUT/lock"
+flock -w 1800 9 || die "another build holds $OUT/lock"
+
 command -v docker >/dev/null && timeout 20 docker info >/dev/null 2>&1 ||
 	die "no Docker engine answers (hack/docker-engine.sh up starts one)"
 
@@ -254,6 +259,7 @@ for img in $want; do
 done
 docker exec "$cid" pkill containerd || true
 sleep 1
+old=$(docker image inspect -f '{{.Id}}' "$IMAGE" 2>/dev/null || true)
 docker commit \
 	--change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' \
 	--change 'CMD []' \
@@ -261,6 +267,9 @@ docker commit \
 	"$cid" "$IMAGE" >/dev/null
 docker rm -f -v "$cid" >/dev/null
 trap - EXIT
-docker rmi "$IMAGE-stage" >/dev/null 2>&1 || true
+# The component images live on in the node image's containerd; the host
+# keeps only the node image (and the root filesystem image, a cache).
+docker rmi "$IMAGE-stage" $(docker image inspect -f '{{index .RepoTags 0}}' $(for t in "$IMGS"/*.tar; do tar -xOf "$t" manifest.json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["RepoTags"][0])'; done) 2>/dev/null) >/dev/null 2>&1 || true
+[ -n "$old" ] && [ "$old" != "$(docker image inspect -f '{{.Id}}' "$IMAGE")" ] && docker rmi "$old" >/dev/null 2>&1 || true
 step "built $IMAGE ($(docker image inspect -f '{{.Size}}' "$IMAGE" | awk '{printf "%.0f MB", $1/1e6}'))"
 echo "$IMAGE"
