@@ -64,7 +64,9 @@ KUBE_DIR=$(cd "$HERE/k8s" && "$GO" list -m -f '{{.Dir}}' k8s.io/kubernetes)
 # builds share the two cores.
 rootfs_key=$(echo "$SUITE $PACKAGES" | hash)
 ROOTFS_TAR=$CACHE/rootfs-$rootfs_key.tar
-k8s_key=$(cat "$HERE"/k8s/go.{mod,sum} <(echo "$KUBE_VERSION $("$GO" env GOVERSION)") | hash)
+kv=k8s.io/component-base/version
+KUBE_LDFLAGS="-s -w -X $kv.gitVersion=$KUBE_VERSION -X $kv.gitMajor=1 -X $kv.gitMinor=36 -X $kv.gitTreeState=clean -X $kv.buildDate=1970-01-01T00:00:00Z"
+k8s_key=$(cat "$HERE"/k8s/go.{mod,sum} <(echo "$KUBE_LDFLAGS $("$GO" env GOVERSION)") | hash)
 K8S_BIN=$CACHE/k8s-$k8s_key
 etcd_key=$(cat "$ROOT"/perf/go.{mod,sum} "$ROOT"/perf/hack/etcd/main.go <(echo "$("$GO" env GOVERSION)") | hash)
 ETCD_BIN=$CACHE/etcd-$etcd_key
@@ -89,10 +91,8 @@ job_rootfs() {
 
 job_k8s() {
 	[ -x "$K8S_BIN/kubelet" ] && return
-	local v=k8s.io/component-base/version
 	mkdir -p "$K8S_BIN.tmp"
-	(cd "$HERE/k8s" && CGO_ENABLED=0 "$GO" build -trimpath -o "$K8S_BIN.tmp/" \
-		-ldflags "-s -w -X $v.gitVersion=$KUBE_VERSION -X $v.gitMajor=1 -X $v.gitMinor=36 -X $v.gitTreeState=clean -X $v.buildDate=1970-01-01T00:00:00Z" \
+	(cd "$HERE/k8s" && CGO_ENABLED=0 "$GO" build -trimpath -o "$K8S_BIN.tmp/" -ldflags "$KUBE_LDFLAGS" \
 		k8s.io/kubernetes/cmd/{kube-apiserver,kube-controller-manager,kube-scheduler,kube-proxy,kubeadm,kubectl,kubelet})
 	rm -rf "$K8S_BIN" && mv "$K8S_BIN.tmp" "$K8S_BIN"
 }
@@ -134,6 +134,10 @@ for p in "${pids[@]}"; do
 	fi
 done
 [ "$failed" = 0 ] || die "a build job failed"
+# Drop cache entries of earlier inputs (each set of binaries is ~0.5 GB).
+for f in "$CACHE"/*; do
+	case $f in "$ROOTFS_TAR" | "$K8S_BIN" | "$ETCD_BIN" | "$COREDNS_BIN" | "$PAUSE_BIN") ;; *) rm -rf "$f" ;; esac
+done
 
 want=$("$K8S_BIN/kubeadm" config images list --kubernetes-version "$KUBE_VERSION" 2>/dev/null)
 for img in etcd:$ETCD_TAG coredns/coredns:$COREDNS_TAG pause:$PAUSE_TAG; do
