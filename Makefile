@@ -144,3 +144,31 @@ demo: ## the main job: embedded control plane, status, explain -A, backoff drain
 
 clean:
 	rm -rf $(BIN) dist
+
+# kind: a node image built offline, the kind CLI from Go modules, and the
+# end-to-end tests on a kind cluster (hack/kind-node, e2e/kind).
+KIND_VERSION    ?= v0.32.0
+KIND_NODE_IMAGE ?= schedq.local/kind-node:v1.36.3
+
+.PHONY: kind kind-node-image docker-up docker-down test-kind
+
+kind: $(BIN)/kind ## the kind CLI from Go modules → bin/kind
+
+$(BIN)/kind:
+	GOBIN=$(CURDIR)/$(BIN) $(GO) install sigs.k8s.io/kind@$(KIND_VERSION)
+
+docker-up: ## a Docker engine for the kind tests (installs and starts one where none answers)
+	hack/docker-engine.sh up
+
+docker-down: ## stop what docker-up started
+	hack/docker-engine.sh down
+
+kind-node-image: ## the kind node image $(KIND_NODE_IMAGE), built offline (skipped when its inputs are unchanged)
+	GO=$(GO) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) hack/kind-node/build.sh
+
+test-kind: ## end-to-end tests on a kind cluster: Docker, the node image, bin/kind, bin/kubectl-schedq
+	@echo "test-kind: needs a Docker engine that can run privileged containers (hack/docker-engine.sh up), the node image and bin/kind"
+	hack/docker-engine.sh up
+	$(MAKE) --no-print-directory kind-node-image kind build
+	SCHEDQ_KIND_E2E=1 SCHEDQ_KIND_IMAGE=$(KIND_NODE_IMAGE) KIND=$(CURDIR)/$(BIN)/kind SCHEDQ_PLUGIN=$(CURDIR)/$(BIN)/kubectl-schedq \
+	  $(GO) test -count=1 -timeout 30m -v ./e2e/kind/

@@ -1,0 +1,458 @@
+// Package kind_test runs the built plugin against a real kind cluster: a
+// kubeadm control plane whose kube-scheduler is found by discovery and
+// reached by a port-forward to 10259, as on any kubeadm cluster.
+//
+// Gated by SCHEDQ_KIND_E2E=1 (`make test-kind` sets it): plain `go test ./...`
+// skips these tests, and with the variable set a missing Docker is a failure,
+// never a skip.
+package kind_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	authnv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+const ns = "schedq-e2e"
+
+type cluster struct {
+	name       string
+	kubeconfig string
+	client     kubernetes.Interface
+}
+
+func env(t *testing.T, name, def string) string {
+	t.Helper()
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	if def == "" {
+		t.Fatalf("%s is not set (make test-kind sets it)", name)
+	}
+	return def
+}
+
+// run runs a command with a bound on its time and returns its combined output.
+func run(ctx context.Context, timeout time.Duration, name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// dockerNames lists names with a docker listing command; format is the
+// listing's name field ({{.Names}} for containers, {{.Name}} for networks).
+func dockerNames(t *testing.T, format string, what ...string) []string {
+	t.Helper()
+	out, err := run(context.Background(), time.Minute, "docker", append(what, "--format", format)...)
+	if err != nil {
+		t.Fatalf("docker %v: %v\n%s", what, err, out)
+	}
+	return strings.Fields(out)
+}
+
+// newCluster creates a kind cluster for the whole test and deletes it when
+// the test ends, then checks that nothing of it is left behind.
+func newCluster(t *testing.T) *cluster {
+	t.Helper()
+	if os.Getenv("SCHEDQ_KIND_E2E") != "1" {
+		t.Skip("kind end-to-end tests run with SCHEDQ_KIND_E2E=1 (make test-kind)")
+	}
+	if out, err := run(context.Background(), 30*time.Second, "docker", "info"); err != nil {
+		t.Fatalf("SCHEDQ_KIND_E2E=1 but no Docker engine answers (hack/docker-engine.sh up starts one): %v\n%s", err, out)
+	}
+	kind := env(t, "KIND", "kind")
+	image := env(t, "SCHEDQ_KIND_IMAGE", "schedq.local/kind-node:v1.36.3")
+	c := &cluster{
+		name:       fmt.Sprintf("schedq-e2e-%06d", rand.IntN(1000000)),
+		kubeconfig: filepath.Join(t.TempDir(), "kubeconfig"),
+	}
+	networksBefore := dockerNames(t, "{{.Name}}", "network", "ls")
+
+	// Registered first, so it runs after the cluster's deletion.
+	t.Cleanup(func() { c.checkNothingLeft(t, networksBefore) })
+	t.Cleanup(func() {
+		out, err := run(context.Background(), 3*time.Minute, kind, "delete", "cluster", "--name", c.name, "--kubeconfig", c.kubeconfig)
+		if err != nil {
+			t.Errorf("kind delete cluster %s: %v\n%s", c.name, err, out)
+		}
+	})
+
+	cfg := "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n"
+	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err != nil {
+		// kubelet >= 1.35 refuses cgroup v1 unless told otherwise (KEP-5573).
+		cfg += "kubeadmConfigPatches:\n- |\n  kind: KubeletConfiguration\n  failCgroupV1: false\n"
+	}
+	cfgPath := filepath.Join(t.TempDir(), "kind.yaml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, err := run(context.Background(), 10*time.Minute, kind, "create", "cluster", "--name", c.name,
+		"--image", image, "--config", cfgPath, "--kubeconfig", c.kubeconfig, "--wait", "5m")
+	if err != nil {
+		t.Fatalf("kind create cluster: %v\n%s", err, out)
+	}
+	t.Logf("kind cluster %s ready in %s", c.name, time.Since(start).Round(time.Second))
+
+	restCfg, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.client, err = kubernetes.NewForConfig(restCfg); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (c *cluster) checkNothingLeft(t *testing.T, networksBefore []string) {
+	for _, n := range dockerNames(t, "{{.Names}}", "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster="+c.name) {
+		t.Errorf("container %s of cluster %s left behind", n, c.name)
+	}
+	for _, n := range dockerNames(t, "{{.Name}}", "network", "ls") {
+		// kind's shared network is kind's, reused across clusters; any other new one is ours.
+		if !slices.Contains(networksBefore, n) && n != "kind" {
+			t.Errorf("docker network %s left behind", n)
+		}
+	}
+	if raw, err := os.ReadFile(c.kubeconfig); err == nil && strings.Contains(string(raw), "kind-"+c.name) {
+		t.Errorf("kubeconfig %s still names cluster %s:\n%s", c.kubeconfig, c.name, raw)
+	}
+}
+
+// plugin runs bin/kubectl-schedq with a bound on its time.
+func plugin(t *testing.T, kubeconfig string, args ...string) (string, error) {
+	t.Helper()
+	bin := env(t, "SCHEDQ_PLUGIN", "")
+	return run(context.Background(), 2*time.Minute, bin, append(args, "--kubeconfig", kubeconfig)...)
+}
+
+func pod(name, cpu string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "pause", Image: "registry.k8s.io/pause:3.10.2",
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}},
+		}}},
+	}
+}
+
+// seed creates parked pods (a CPU request no node has), gated pods and pods
+// whose binding a ValidatingAdmissionPolicy denies (they back off after an
+// error), as the demo does.
+func (c *cluster) seed(t *testing.T) (parked, gated, denied []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if _, err := c.client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	denyBinding(ctx, t, c.client, "deny-bind-")
+	var pods []*corev1.Pod
+	for i := range 3 {
+		p := pod(fmt.Sprintf("parked-%d", i), "1000")
+		parked = append(parked, p.Name)
+		pods = append(pods, p)
+	}
+	for i := range 2 {
+		p := pod(fmt.Sprintf("gated-%d", i), "10m")
+		p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/approval"}}
+		gated = append(gated, p.Name)
+		pods = append(pods, p)
+	}
+	for i := range 2 {
+		p := pod(fmt.Sprintf("deny-bind-%d", i), "10m")
+		denied = append(denied, p.Name)
+		pods = append(pods, p)
+	}
+	for _, p := range pods {
+		if _, err := c.client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Wait until the scheduler has tried every pod that it can try.
+	want := map[string]string{}
+	for _, n := range parked {
+		want[n] = corev1.PodReasonUnschedulable
+	}
+	for _, n := range gated {
+		want[n] = corev1.PodReasonSchedulingGated
+	}
+	for _, n := range denied {
+		want[n] = corev1.PodReasonSchedulerError
+	}
+	poll(ctx, t, "pods to reach their PodScheduled reasons", func() (bool, string) {
+		list, err := c.client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		var missing []string
+		for _, p := range list.Items {
+			if w, ok := want[p.Name]; ok && scheduledReason(&p) != w {
+				missing = append(missing, fmt.Sprintf("%s: %q, want %q", p.Name, scheduledReason(&p), w))
+			}
+		}
+		return len(missing) == 0 && len(list.Items) >= len(want), strings.Join(missing, "; ")
+	})
+	return parked, gated, denied
+}
+
+func scheduledReason(p *corev1.Pod) string {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			return c.Reason
+		}
+	}
+	return ""
+}
+
+func poll(ctx context.Context, t *testing.T, what string, f func() (bool, string)) {
+	t.Helper()
+	var last string
+	for {
+		var ok bool
+		if ok, last = f(); ok {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s: %s", what, last)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func denyBinding(ctx context.Context, t *testing.T, c kubernetes.Interface, prefix string) {
+	t.Helper()
+	fail := admissionv1.Fail
+	name := "schedq-e2e-deny-bind"
+	policy := &admissionv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: &fail,
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionv1.RuleWithOperations{
+					Operations: []admissionv1.OperationType{admissionv1.Create},
+					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/binding"}},
+				},
+			}}},
+			Validations: []admissionv1.Validation{{Expression: fmt.Sprintf("!object.metadata.name.startsWith(%q)", prefix), Message: "the e2e test denies this binding"}},
+		},
+	}
+	if _, err := c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       admissionv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: name, ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny}},
+	}
+	if _, err := c.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The policy holds once the apiserver's informer has it: probe with a
+	// gated pod's binding until one is denied.
+	nodes, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil || len(nodes.Items) == 0 {
+		t.Fatalf("nodes: %v (%d)", err, len(nodes.Items))
+	}
+	i := 0
+	poll(ctx, t, "the binding policy to take effect", func() (bool, string) {
+		i++
+		p := pod(fmt.Sprintf("%sprobe-%d", prefix, i), "10m")
+		p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/probe"}}
+		if _, err := c.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			return false, err.Error()
+		}
+		err := c.CoreV1().Pods(ns).Bind(ctx, &corev1.Binding{
+			ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: ns},
+			Target:     corev1.ObjectReference{Kind: "Node", Name: nodes.Items[0].Name},
+		}, metav1.CreateOptions{})
+		_ = c.CoreV1().Pods(ns).Delete(ctx, p.Name, *metav1.NewDeleteOptions(0))
+		if err == nil {
+			return false, "binding of a probe pod was allowed"
+		}
+		return strings.Contains(err.Error(), "the e2e test denies this binding"), err.Error()
+	})
+}
+
+type statusJSON struct {
+	Pending struct {
+		Active, Backoff, Unschedulable, Gated, Total int64
+	} `json:"pending"`
+	Error string `json:"error"`
+}
+
+type explainJSON struct {
+	Items []struct {
+		Namespace, Name, Queue string
+	} `json:"items"`
+}
+
+func TestKind(t *testing.T) {
+	c := newCluster(t)
+	parked, gated, denied := c.seed(t)
+
+	t.Run("status counts agree with the pods", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		// Backing-off pods move between backoffQ and activeQ: poll for a
+		// snapshot where every pod is where it must be.
+		poll(ctx, t, "status to count every pod", func() (bool, string) {
+			out, err := plugin(t, c.kubeconfig, "status", "-o", "json")
+			if err != nil {
+				return false, fmt.Sprintf("status: %v\n%s", err, out)
+			}
+			var s statusJSON
+			if err := json.Unmarshal([]byte(out), &s); err != nil {
+				return false, fmt.Sprintf("status -o json: %v\n%s", err, out)
+			}
+			p := s.Pending
+			ok := p.Unschedulable == int64(len(parked)) && p.Gated == int64(len(gated)) &&
+				p.Active+p.Backoff == int64(len(denied))
+			return ok, fmt.Sprintf("pending %+v; want unschedulable %d, gated %d, active+backoff %d", p, len(parked), len(gated), len(denied))
+		})
+	})
+
+	t.Run("explain places every pod", func(t *testing.T) {
+		out, err := plugin(t, c.kubeconfig, "explain", "-A", "-o", "json")
+		if err != nil {
+			t.Fatalf("explain -A: %v\n%s", err, out)
+		}
+		var e explainJSON
+		if err := json.Unmarshal([]byte(out), &e); err != nil {
+			t.Fatalf("explain -A -o json: %v\n%s", err, out)
+		}
+		got := map[string]string{}
+		for _, it := range e.Items {
+			if it.Namespace == ns {
+				got[it.Name] = it.Queue
+			}
+		}
+		for _, tc := range []struct {
+			pods  []string
+			queue []string
+		}{
+			{parked, []string{"unschedulable"}},
+			{gated, []string{"gated"}},
+			{denied, []string{"errorBackoff", "active", "inFlight"}},
+		} {
+			for _, n := range tc.pods {
+				if !slices.Contains(tc.queue, got[n]) {
+					t.Errorf("%s placed in %q, want one of %v", n, got[n], tc.queue)
+				}
+			}
+		}
+	})
+
+	t.Run("RBAC", func(t *testing.T) {
+		for _, tc := range []struct {
+			name       string
+			metrics    bool
+			statusWant string // "" means success
+		}{
+			{"read-only role", true, ""},
+			{"without /metrics", false, "/metrics"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				kc := c.serviceAccountKubeconfig(t, tc.metrics)
+				out, err := plugin(t, kc, "explain", "-A", "-o", "json")
+				if err != nil {
+					t.Errorf("explain as the ServiceAccount: %v\n%s", err, out)
+				}
+				out, err = plugin(t, kc, "status", "-o", "json")
+				switch {
+				case tc.statusWant == "" && err != nil:
+					t.Errorf("status as the ServiceAccount: %v\n%s", err, out)
+				case tc.statusWant != "" && err == nil:
+					t.Errorf("status succeeded without the /metrics rule:\n%s", out)
+				case tc.statusWant != "" && !strings.Contains(out, tc.statusWant):
+					t.Errorf("status error does not name %q:\n%s", tc.statusWant, out)
+				}
+			})
+		}
+	})
+}
+
+// serviceAccountKubeconfig makes a ServiceAccount bound to the read-only role
+// the README prints (with or without its /metrics rule) and returns a
+// kubeconfig holding a token for it.
+func (c *cluster) serviceAccountKubeconfig(t *testing.T, metrics bool) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	name := "schedq-reader"
+	if !metrics {
+		name = "schedq-reader-nometrics"
+	}
+	rules := []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"pods", "events"}, Verbs: []string{"get", "list"}},
+		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"get", "list"}},
+		// A WebSocket port-forward (client-go's default since 1.30) is a GET:
+		// v1.36 authorizes it as get, and as create too under
+		// AuthorizePodWebsocketUpgradeCreatePermission.
+		{APIGroups: []string{""}, Resources: []string{"pods/portforward"}, Verbs: []string{"get", "create"}},
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get"}},
+	}
+	if metrics {
+		rules = append(rules, rbacv1.PolicyRule{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}})
+	}
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+	must(c.client.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}))
+	must(c.client.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}, metav1.CreateOptions{}))
+	must(c.client.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: name},
+		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: ns}},
+	}, metav1.CreateOptions{}))
+	tok, err := c.client.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authnv1.TokenRequest{
+		Spec: authnv1.TokenRequestSpec{ExpirationSeconds: ptr(int64(3600))},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := clientcmd.LoadFromFile(c.kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := admin.Clusters[admin.Contexts[admin.CurrentContext].Cluster]
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["kind"] = cl
+	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: tok.Status.Token}
+	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: "kind", AuthInfo: name}
+	cfg.CurrentContext = name
+	path := filepath.Join(t.TempDir(), name+".kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,279 @@
+#!/usr/bin/env bash
+# Builds the kind node image offline: a Debian bookworm root filesystem from
+# Debian's packages, kind's own base-image files (read from the module cache
+# of sigs.k8s.io/kind at build time, never committed), Kubernetes binaries
+# built from Go modules, and every image kubeadm and kind need, built here and
+# loaded into containerd's k8s.io namespace so that nothing is pulled.
+#
+# Skips the build when the image carries the hash of its inputs. Prints step
+# lines with elapsed seconds; the last line of output is the image name.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+HERE=$ROOT/hack/kind-node
+OUT=$HERE/.build  # generated build inputs (gitignored)
+CACHE=$OUT/cache  # kept between builds: rootfs tarball, binaries
+GO=${GO:-go}
+IMAGE=${KIND_NODE_IMAGE:-schedq.local/kind-node:v1.36.3}
+KUBE_VERSION=v1.36.3
+KIND_MODULE=sigs.k8s.io/kind@v0.32.0
+# What kubeadm v1.36.3 expects (kubeadm config images list); checked below
+# against the built kubeadm so a version bump cannot drift silently.
+ETCD_TAG=3.6.8-0
+COREDNS_TAG=v1.14.2
+PAUSE_TAG=3.10.2
+SUITE=bookworm
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+PACKAGES=jq,systemd,systemd-sysv,dbus,iproute2,iptables,kmod,mount,util-linux,containerd,runc,conntrack,ethtool,socat,ca-certificates,containernetworking-plugins,libseccomp2,procps,e2fsprogs,bash
+LABEL=io.schedq.kind-node.inputs
+
+start=$(date +%s)
+step() { echo "[kind-node $(($(date +%s) - start))s] $*"; }
+die() { echo "kind-node: $*" >&2; exit 1; }
+hash() { sha256sum | cut -c1-16; }
+
+# One build at a time: two would share the build directories.
+mkdir -p "$OUT"
+exec 9>"$OUT/lock"
+flock -w 1800 9 || die "another build holds $OUT/lock"
+
+command -v docker >/dev/null && timeout 20 docker info >/dev/null 2>&1 ||
+	die "no Docker engine answers (hack/docker-engine.sh up starts one)"
+
+# Every input that changes the image. Go's own version is one: it builds the binaries.
+inputs=$({
+	cat "$HERE/build.sh" "$HERE"/k8s/go.{mod,sum} "$HERE"/coredns/go.{mod,sum} "$HERE"/files/*
+	cat "$ROOT"/perf/go.{mod,sum} "$ROOT"/perf/hack/etcd/main.go
+	echo "$KIND_MODULE $PACKAGES $SUITE $("$GO" env GOVERSION)"
+} | hash)
+if [ "$(docker image inspect -f "{{index .Config.Labels \"$LABEL\"}}" "$IMAGE" 2>/dev/null || true)" = "$inputs" ]; then
+	step "up to date (inputs $inputs)"
+	echo "$IMAGE"
+	exit 0
+fi
+step "building $IMAGE (inputs $inputs)"
+mkdir -p "$CACHE" "$OUT/logs"
+
+step "kind $KIND_MODULE from the module cache"
+KIND_DIR=$(cd "$HERE/k8s" && "$GO" mod download -json "$KIND_MODULE" | sed -n 's/^\s*"Dir": "\(.*\)",$/\1/p')
+[ -d "$KIND_DIR/images/base/files" ] || die "no kind base files in $KIND_DIR"
+KUBE_DIR=$(cd "$HERE/k8s" && "$GO" list -m -f '{{.Dir}}' k8s.io/kubernetes)
+
+# Each job writes to a cache path keyed by its own inputs, so a warm rebuild
+# skips it. Jobs run in parallel: debootstrap is network and disk, the Go
+# builds share the two cores.
+rootfs_key=$(echo "$SUITE $PACKAGES" | hash)
+ROOTFS_TAR=$CACHE/rootfs-$rootfs_key.tar
+kv=k8s.io/component-base/version
+KUBE_LDFLAGS="-s -w -X $kv.gitVersion=$KUBE_VERSION -X $kv.gitMajor=1 -X $kv.gitMinor=36 -X $kv.gitTreeState=clean -X $kv.buildDate=1970-01-01T00:00:00Z"
+k8s_key=$(cat "$HERE"/k8s/go.{mod,sum} <(echo "$KUBE_LDFLAGS $("$GO" env GOVERSION)") | hash)
+K8S_BIN=$CACHE/k8s-$k8s_key
+etcd_key=$(cat "$ROOT"/perf/go.{mod,sum} "$ROOT"/perf/hack/etcd/main.go <(echo "$("$GO" env GOVERSION)") | hash)
+ETCD_BIN=$CACHE/etcd-$etcd_key
+coredns_key=$(cat "$HERE"/coredns/go.{mod,sum} <(echo "$("$GO" env GOVERSION)") | hash)
+COREDNS_BIN=$CACHE/coredns-$coredns_key
+PAUSE_BIN=$CACHE/pause-$PAUSE_TAG
+
+job_rootfs() {
+	[ -f "$ROOTFS_TAR" ] && return
+	command -v debootstrap >/dev/null || {
+		DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -qq debootstrap >/dev/null 2>&1 ||
+			{ timeout 600 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -qq debootstrap; }
+	}
+	local dir=$OUT/rootfs.tmp
+	rm -rf "$dir"
+	timeout 1200 debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$dir" "$MIRROR"
+	rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/*
+	tar -C "$dir" --numeric-owner -cf "$ROOTFS_TAR.tmp" .
+	mv "$ROOTFS_TAR.tmp" "$ROOTFS_TAR"
+	rm -rf "$dir"
+}
+
+job_k8s() {
+	[ -x "$K8S_BIN/kubelet" ] && return
+	mkdir -p "$K8S_BIN.tmp"
+	(cd "$HERE/k8s" && CGO_ENABLED=0 "$GO" build -trimpath -o "$K8S_BIN.tmp/" -ldflags "$KUBE_LDFLAGS" \
+		k8s.io/kubernetes/cmd/{kube-apiserver,kube-controller-manager,kube-scheduler,kube-proxy,kubeadm,kubectl,kubelet})
+	rm -rf "$K8S_BIN" && mv "$K8S_BIN.tmp" "$K8S_BIN"
+}
+
+job_etcd() {
+	[ -x "$ETCD_BIN" ] && return
+	(cd "$ROOT/perf" && CGO_ENABLED=0 "$GO" build -trimpath -ldflags '-s -w' -o "$ETCD_BIN.tmp" ./hack/etcd)
+	mv "$ETCD_BIN.tmp" "$ETCD_BIN"
+}
+
+job_coredns() {
+	[ -x "$COREDNS_BIN" ] && return
+	(cd "$HERE/coredns" && CGO_ENABLED=0 "$GO" build -trimpath -ldflags '-s -w' -o "$COREDNS_BIN.tmp" github.com/coredns/coredns)
+	mv "$COREDNS_BIN.tmp" "$COREDNS_BIN"
+}
+
+job_pause() {
+	[ -x "$PAUSE_BIN" ] && return
+	command -v gcc >/dev/null || die "gcc is needed for the pause image"
+	gcc -Os -Wall -Werror -static -DVERSION="v$PAUSE_TAG" -o "$PAUSE_BIN.tmp" "$KUBE_DIR/build/pause/linux/pause.c"
+	strip "$PAUSE_BIN.tmp"
+	mv "$PAUSE_BIN.tmp" "$PAUSE_BIN"
+}
+
+pids=()
+for j in rootfs k8s etcd coredns pause; do
+	step "start $j (log: $OUT/logs/$j.log)"
+	"job_$j" >"$OUT/logs/$j.log" 2>&1 &
+	pids+=("$j:$!")
+done
+failed=0
+for p in "${pids[@]}"; do
+	if wait "${p#*:}"; then
+		step "done ${p%%:*}"
+	else
+		echo "--- ${p%%:*} failed; last lines of its log:" >&2
+		tail -30 "$OUT/logs/${p%%:*}.log" >&2
+		failed=1
+	fi
+done
+[ "$failed" = 0 ] || die "a build job failed"
+# Drop cache entries of earlier inputs (each set of binaries is ~0.5 GB).
+for f in "$CACHE"/*; do
+	case $f in "$ROOTFS_TAR" | "$K8S_BIN" | "$ETCD_BIN" | "$COREDNS_BIN" | "$PAUSE_BIN") ;; *) rm -rf "$f" ;; esac
+done
+
+want=$("$K8S_BIN/kubeadm" config images list --kubernetes-version "$KUBE_VERSION" 2>/dev/null)
+for img in etcd:$ETCD_TAG coredns/coredns:$COREDNS_TAG pause:$PAUSE_TAG; do
+	grep -qx "registry.k8s.io/$img" <<<"$want" || die "kubeadm $KUBE_VERSION expects other images than this build makes:"$'\n'"$want"
+done
+
+# The root filesystem as an image, keyed like its tarball.
+BASE=schedq.local/kind-node-base:$rootfs_key
+if ! docker image inspect "$BASE" >/dev/null 2>&1; then
+	step "import root filesystem as $BASE"
+	docker import "$ROOTFS_TAR" "$BASE" >/dev/null
+fi
+
+IMGS=$OUT/images
+rm -rf "$IMGS" && mkdir -p "$IMGS"
+
+# scratch_image NAME TAG BINARY PATH-IN-IMAGE: one static binary, nothing else.
+scratch_image() {
+	local name=$1 tag=$2 bin=$3 path=$4 ctx=$OUT/ctx/$1
+	rm -rf "$ctx" && mkdir -p "$ctx"
+	cp "$bin" "$ctx/bin"
+	printf 'FROM scratch\nCOPY bin %s\nENV PATH=/usr/local/bin:/usr/bin:/bin\nENTRYPOINT ["%s"]\n' "$path" "$path" >"$ctx/Dockerfile"
+	docker build -q -t "registry.k8s.io/$name:$tag" "$ctx" >/dev/null 2>"$OUT/logs/build-${name//\//_}.log" || { cat "$OUT/logs/build-${name//\//_}.log" >&2; exit 1; }
+	docker save -o "$IMGS/${name//\//_}.tar" "registry.k8s.io/$name:$tag"
+}
+
+step "component images (FROM scratch)"
+for c in kube-apiserver kube-controller-manager kube-scheduler; do
+	scratch_image "$c" "$KUBE_VERSION" "$K8S_BIN/$c" "/usr/local/bin/$c"
+done
+scratch_image etcd "$ETCD_TAG" "$ETCD_BIN" /usr/local/bin/etcd
+scratch_image coredns/coredns "$COREDNS_TAG" "$COREDNS_BIN" /coredns
+scratch_image pause "$PAUSE_TAG" "$PAUSE_BIN" /pause
+
+# kube-proxy programs iptables, so its image carries iptables and its
+# libraries from the same Debian packages as the node (nft backend, as the
+# node's own iptables), and nothing else.
+step "kube-proxy image (kube-proxy + Debian's iptables)"
+ctx=$OUT/ctx/kube-proxy
+rm -rf "$ctx" && mkdir -p "$ctx/root"
+docker run --rm --entrypoint /bin/sh "$BASE" -c '
+	for p in iptables libxtables12 libip4tc2 libip6tc2 libnftnl11 libmnl0 libnetfilter-conntrack3 libnfnetlink0 conntrack libc6 libgcc-s1 libjansson4 libnftables1 nftables libedit2 libbsd0 libmd0 libtinfo6 libgmp10 libxtables12; do
+		dpkg -L "$p" 2>/dev/null
+	done | while read -r f; do
+		# merged /usr: packages name /lib/..., the files live in /usr/lib/...
+		case $f in /lib/*|/bin/*|/sbin/*|/lib64/*) f=/usr$f ;; esac
+		[ -d "$f" ] && [ ! -L "$f" ] || echo "$f"
+	done | sort -u >/tmp/files
+	ls -d /etc/alternatives/ip* /etc/alternatives/eb* /etc/alternatives/arp* /usr/sbin/ip*tables* /usr/sbin/ebtables* /usr/sbin/arptables* /lib64 /bin /sbin /lib 2>/dev/null >>/tmp/files
+	tar --no-recursion -cf - -T /tmp/files 2>/dev/null' | tar -C "$ctx/root" -xf -
+mkdir -p "$ctx/root/usr/local/bin" "$ctx/root/run" "$ctx/root/tmp" "$ctx/root/var/run"
+cp "$K8S_BIN/kube-proxy" "$ctx/root/usr/local/bin/kube-proxy"
+tar -C "$ctx/root" -cf - . | docker import --change 'ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin' \
+	--change 'ENTRYPOINT ["/usr/local/bin/kube-proxy"]' - "registry.k8s.io/kube-proxy:$KUBE_VERSION" >/dev/null
+docker save -o "$IMGS/kube-proxy.tar" "registry.k8s.io/kube-proxy:$KUBE_VERSION"
+
+step "node filesystem: kind's base files, Kubernetes binaries, manifests"
+ctx=$OUT/ctx/node
+rm -rf "$ctx" && mkdir -p "$ctx/files" "$ctx/bin"
+cp -a "$KIND_DIR/images/base/files/." "$ctx/files/"
+chmod -R u+w "$ctx/files"
+# This sandbox (and any host without CAP_SYS_RESOURCE) cannot give a pod
+# sandbox a negative oom_score_adj; the pause image is the one built here.
+sed -i -e 's/restrict_oom_score_adj = false/restrict_oom_score_adj = true/' \
+	-e "s|sandbox_image = \".*\"|sandbox_image = \"registry.k8s.io/pause:$PAUSE_TAG\"|" \
+	"$ctx/files/etc/containerd/config.toml"
+grep -q 'restrict_oom_score_adj = true' "$ctx/files/etc/containerd/config.toml" || die "kind's containerd config changed shape"
+cp "$K8S_BIN"/{kubelet,kubeadm,kubectl} "$ctx/bin/"
+cp "$HERE"/files/* "$ctx/"
+# containerd's base runtime spec, as kind's base image makes it: the default
+# spec with kind's product-files hook and without rlimits.
+docker run --rm --entrypoint ctr "$BASE" oci spec | /usr/bin/python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+s.setdefault("hooks", {}).setdefault("createContainer", []).append({"path": "/kind/bin/mount-product-files.sh"})
+s["process"].pop("rlimits", None)
+json.dump(s, sys.stdout, indent=2)' >"$ctx/cri-base.json"
+echo "$KUBE_VERSION" >"$ctx/version"
+cat >"$ctx/Dockerfile" <<EOF
+FROM $BASE
+COPY files/usr/local/bin/ /usr/local/bin/
+COPY files/kind/ /kind/
+COPY files/LICENSES/ /LICENSES/
+COPY files/etc/ /etc/
+COPY cri-base.json /etc/containerd/cri-base.json
+COPY bin/ /usr/bin/
+COPY version /kind/version
+COPY default-cni.yaml default-storage.yaml /kind/manifests/
+COPY 10-kind-bridge.conflist /etc/cni/net.d/10-kind-bridge.conflist
+RUN chmod 755 /usr/local/bin/* /kind/bin/* /usr/bin/kubelet /usr/bin/kubeadm /usr/bin/kubectl \\
+ && ln -sf /usr/bin/containerd /usr/local/bin/containerd \\
+ && ln -sf /usr/bin/ctr /usr/local/bin/ctr \\
+ && mkdir -p /opt/cni && rm -rf /opt/cni/bin && ln -s /usr/lib/cni /opt/cni/bin \\
+ && find /lib/systemd/system/sysinit.target.wants/ -name systemd-tmpfiles-setup.service -delete \\
+ && rm -f /lib/systemd/system/multi-user.target.wants/* /etc/systemd/system/*.wants/* \\
+    /lib/systemd/system/local-fs.target.wants/* /lib/systemd/system/sockets.target.wants/*udev* \\
+    /lib/systemd/system/sockets.target.wants/*initctl* /lib/systemd/system/basic.target.wants/* \\
+ && echo ReadKMsg=no >>/etc/systemd/journald.conf \\
+ && ln -sf /usr/lib/systemd/systemd /sbin/init \\
+ && systemctl enable kubelet.service containerd.service undo-mount-hacks.service \\
+ && systemctl mask systemd-binfmt.service \\
+ && mkdir -p /etc/kubernetes/manifests
+ENV container=docker
+STOPSIGNAL SIGRTMIN+3
+ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]
+EOF
+docker build -q -t "$IMAGE-stage" "$ctx" >/dev/null 2>"$OUT/logs/build-node.log" || { cat "$OUT/logs/build-node.log" >&2; exit 1; }
+
+# Load the images as kind's node image build does: containerd in a build
+# container, content only (no unpack), then commit.
+step "load $(ls "$IMGS" | wc -l) images into containerd's k8s.io namespace"
+cid=$(docker run -d --privileged --entrypoint sleep "$IMAGE-stage" infinity)
+trap 'docker rm -f -v "$cid" >/dev/null 2>&1 || true' EXIT
+docker exec "$cid" bash -c 'nohup containerd >/tmp/containerd.log 2>&1 &'
+for i in $(seq 30); do docker exec "$cid" ctr version >/dev/null 2>&1 && break; sleep 1; done
+docker exec "$cid" ctr version >/dev/null 2>&1 || die "containerd did not start in the build container"
+for t in "$IMGS"/*.tar; do
+	docker exec -i "$cid" ctr -n k8s.io images import --all-platforms --no-unpack --digests - <"$t" >/dev/null
+done
+loaded=$(docker exec "$cid" ctr -n k8s.io images ls -q | grep -v '@sha256' | sort)
+for img in $want; do
+	grep -qx "$img" <<<"$loaded" || die "image $img missing from containerd after loading"
+done
+docker exec "$cid" pkill containerd || true
+sleep 1
+old=$(docker image inspect -f '{{.Id}}' "$IMAGE" 2>/dev/null || true)
+docker commit \
+	--change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' \
+	--change 'CMD []' \
+	--change "LABEL $LABEL=$inputs" \
+	"$cid" "$IMAGE" >/dev/null
+docker rm -f -v "$cid" >/dev/null
+trap - EXIT
+# The component images live on in the node image's containerd; the host
+# keeps only the node image (and the root filesystem image, a cache).
+docker rmi "$IMAGE-stage" $(docker image inspect -f '{{index .RepoTags 0}}' $(for t in "$IMGS"/*.tar; do tar -xOf "$t" manifest.json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["RepoTags"][0])'; done) 2>/dev/null) >/dev/null 2>&1 || true
+[ -n "$old" ] && [ "$old" != "$(docker image inspect -f '{{.Id}}' "$IMAGE")" ] && docker rmi "$old" >/dev/null 2>&1 || true
+step "built $IMAGE ($(docker image inspect -f '{{.Size}}' "$IMAGE" | awk '{printf "%.0f MB", $1/1e6}'))"
+echo "$IMAGE"
