@@ -98,7 +98,8 @@ the last 5 minutes). The metrics are read from the first of:
   4. the scheduler endpoint in the kubeconfig (schedq-perf's control plane);
   5. the kube-scheduler pod in kube-system (the Lease holder when there are
      several), through a port-forward to 10259 with the kubeconfig's
-     credentials. This needs get/list pods, create pods/portforward and get
+     credentials. This needs get/list pods, get and create pods/portforward
+     (client-go's WebSocket port-forward is a GET) and get
      leases in kube-system, and get on the /metrics non-resource URL.
 
 Each scrape, discovery and port-forward included, gives up after

@@ -75,7 +75,7 @@ func TestPortForwardRBAC(t *testing.T) {
 	for _, r := range role.Rules {
 		got = append(got, strings.Join(r.Resources, ",")+":"+strings.Join(r.Verbs, ","))
 	}
-	if want := "pods:get,list pods/portforward:create leases:get"; strings.Join(got, " ") != want {
+	if want := "pods:get,list pods/portforward:get,create leases:get"; strings.Join(got, " ") != want {
 		t.Errorf("rules = %s, want %s", strings.Join(got, " "), want)
 	}
 }
