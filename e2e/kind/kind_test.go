@@ -300,7 +300,11 @@ func denyBinding(ctx context.Context, t *testing.T, c kubernetes.Interface, pref
 
 type statusJSON struct {
 	Pending struct {
-		Active, Backoff, Unschedulable, Gated, Total int64
+		Active        int64 `json:"activeQ"`
+		Backoff       int64 `json:"backoffQ"`
+		Unschedulable int64 `json:"unschedulablePods"`
+		Gated         int64 `json:"gated"`
+		Total         int64 `json:"total"`
 	} `json:"pending"`
 	Error string `json:"error"`
 }
@@ -355,9 +359,9 @@ func TestKind(t *testing.T) {
 			pods  []string
 			queue []string
 		}{
-			{parked, []string{"unschedulable"}},
+			{parked, []string{"unschedulablePods"}},
 			{gated, []string{"gated"}},
-			{denied, []string{"errorBackoff", "active", "inFlight"}},
+			{denied, []string{"errorBackoffQ", "activeQ", "inFlight"}},
 		} {
 			for _, n := range tc.pods {
 				if !slices.Contains(tc.queue, got[n]) {

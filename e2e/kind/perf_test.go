@@ -1,0 +1,191 @@
+package kind_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// perfEnv is what the perf tests on kind need: the plugin, the node image,
+// and a KUBECONFIG of their own, so that an entry the run leaves behind
+// shows.
+func perfEnv(t *testing.T) (plugin, image string, environ []string) {
+	t.Helper()
+	if os.Getenv("SCHEDQ_KIND_E2E") != "1" {
+		t.Skip("kind end-to-end tests run with SCHEDQ_KIND_E2E=1 (make test-kind)")
+	}
+	if out, err := run(context.Background(), 30*time.Second, "docker", "info"); err != nil {
+		t.Fatalf("SCHEDQ_KIND_E2E=1 but no Docker engine answers (hack/docker-engine.sh up starts one): %v\n%s", err, out)
+	}
+	plugin = env(t, "SCHEDQ_PLUGIN", "")
+	image = env(t, "SCHEDQ_KIND_IMAGE", "schedq.local/kind-node:v1.36.3")
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	t.Cleanup(func() {
+		if data, err := os.ReadFile(kubeconfig); err == nil && strings.Contains(string(data), "schedq-perf") {
+			t.Errorf("the run left a kubeconfig entry:\n%s", data)
+		}
+	})
+	return plugin, image, append(os.Environ(), "KUBECONFIG="+kubeconfig)
+}
+
+// perfLeftovers are the run's kind containers and the docker networks that
+// were not there before.
+func perfLeftovers(t *testing.T, networksBefore []string) []string {
+	t.Helper()
+	var left []string
+	for _, c := range dockerNames(t, "{{.Names}}", "ps", "-a") {
+		if strings.HasPrefix(c, "schedq-perf-") {
+			left = append(left, "container "+c)
+		}
+	}
+	for _, n := range dockerNames(t, "{{.Name}}", "network", "ls") {
+		if !slices.Contains(networksBefore, n) {
+			left = append(left, "network "+n)
+		}
+	}
+	return left
+}
+
+// TestPerf_kindCompare runs a built-in workload at its integration-test
+// size through the plugin on --cluster kind, SchedulerPopFromBackoffQ on
+// and off: a kind cluster per side, results for both, nothing left.
+func TestPerf_kindCompare(t *testing.T) {
+	plugin, image, environ := perfEnv(t)
+	networks := dockerNames(t, "{{.Name}}", "network", "ls")
+	out := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, plugin, "perf", "run", "backoff-drain", "--workload", "4Nodes_40Blocked",
+		"--compare", "SchedulerPopFromBackoffQ", "--cluster", "kind", "--kind-image", image, "--out", out)
+	cmd.Env = environ
+	began := time.Now()
+	stdout, err := cmd.Output()
+	var stderr string
+	if ee, ok := err.(*exec.ExitError); ok {
+		stderr = string(ee.Stderr)
+	}
+	t.Logf("perf run took %.0fs\n%s", time.Since(began).Seconds(), stdout)
+	if err != nil {
+		t.Fatalf("perf run: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"SchedulerPopFromBackoffQ=true", "SchedulerPopFromBackoffQ=false", "BackoffDrain/4Nodes_40Blocked", "SchedulingDuration (s)"} {
+		if !strings.Contains(string(stdout), want) {
+			t.Errorf("the table lacks %q", want)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []struct {
+		Variant        string          `json:"variant"`
+		Cluster        string          `json:"cluster"`
+		SchedulerGates map[string]bool `json:"schedulerGates"`
+		Error          string          `json:"error"`
+		Windows        []struct {
+			Name  string `json:"name"`
+			Bound int    `json:"bound"`
+		} `json:"windows"`
+	}
+	if err := json.Unmarshal(data, &results); err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 2 {
+		t.Fatalf("%d results, want one per setting of the gate", len(results))
+	}
+	for i, r := range results {
+		on := i == 0
+		if r.Error != "" || !strings.HasPrefix(r.Cluster, "kind cluster schedq-perf-") {
+			t.Errorf("%s: cluster %q, error %q", r.Variant, r.Cluster, r.Error)
+		}
+		// The kind cluster's own scheduler reports the gate it runs with.
+		if got, ok := r.SchedulerGates["SchedulerPopFromBackoffQ"]; !ok || got != on {
+			t.Errorf("%s: the scheduler reports SchedulerPopFromBackoffQ=%t (reported: %t)", r.Variant, got, ok)
+		}
+		bound := 0
+		for _, w := range r.Windows {
+			if w.Name == "drain" {
+				bound = w.Bound
+			}
+		}
+		if bound != 40 {
+			t.Errorf("%s: %d pods bound in the drain window, want the 40 blocked pods", r.Variant, bound)
+		}
+	}
+	if left := perfLeftovers(t, networks); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestPerf_kindInterrupt interrupts a run on kind once its workload is
+// under way: the command exits non-zero, saying so, and the cluster is gone.
+func TestPerf_kindInterrupt(t *testing.T) {
+	plugin, image, environ := perfEnv(t)
+	networks := dockerNames(t, "{{.Name}}", "network", "ls")
+	cmd := exec.Command(plugin, "perf", "run", "backoff-drain", "--workload", "4Nodes_40Blocked",
+		"--cluster", "kind", "--kind-image", image, "--out", t.TempDir())
+	cmd.Env = environ
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu     sync.Mutex
+		stderr strings.Builder
+	)
+	started := make(chan struct{})
+	go func() {
+		var once sync.Once
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			mu.Lock()
+			stderr.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+			if strings.Contains(sc.Text(), "op 2/") {
+				once.Do(func() { close(started) })
+			}
+		}
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	logs := func() string { mu.Lock(); defer mu.Unlock(); return stderr.String() }
+	select {
+	case <-started:
+	case err := <-exited:
+		t.Fatalf("the run ended (%v) before its workload started:\n%s", err, logs())
+	case <-time.After(10 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("the workload did not start within 10 minutes:\n%s", logs())
+	}
+	interrupted := time.Now()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err = <-exited:
+	case <-time.After(5 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("the run did not exit within 5 minutes of SIGINT:\n%s", logs())
+	}
+	t.Logf("exited %.1fs after SIGINT:\n%s", time.Since(interrupted).Seconds(), logs())
+	if err == nil {
+		t.Error("an interrupted run exited 0")
+	}
+	if !strings.Contains(logs(), "interrupted") {
+		t.Error("the run does not say it was interrupted")
+	}
+	if left := perfLeftovers(t, networks); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
