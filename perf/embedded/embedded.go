@@ -25,7 +25,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +43,7 @@ import (
 
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
 
 // ErrPortInUse is returned (wrapped) when Options.QueuePort is taken.
@@ -553,15 +553,7 @@ func FormatFeatureGates(gates map[string]bool) string {
 	if len(gates) == 0 {
 		return "none"
 	}
-	names := make([]string, 0, len(gates))
-	for k := range gates {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for i, k := range names {
-		names[i] = k + "=" + strconv.FormatBool(gates[k])
-	}
-	return strings.Join(names, ",")
+	return workload.FormatGates(gates)
 }
 
 // waitAPIServer waits for kube-apiserver's /readyz and the default namespace.

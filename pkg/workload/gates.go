@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // gateSpec is what a command must know of a feature gate to refuse a
@@ -42,4 +43,18 @@ type GateInfo struct {
 	Name    string
 	Default bool
 	Locked  bool
+}
+
+// FormatGates writes gates as --feature-gates takes them: Name=bool pairs,
+// sorted by name, joined by commas.
+func FormatGates(gates map[string]bool) string {
+	names := make([]string, 0, len(gates))
+	for k := range gates {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for i, k := range names {
+		names[i] = fmt.Sprintf("%s=%t", k, gates[k])
+	}
+	return strings.Join(names, ",")
 }

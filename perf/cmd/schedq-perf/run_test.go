@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/report"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 )
@@ -162,7 +162,7 @@ func TestRun_kubeconfigInterrupted(t *testing.T) {
 			run := exec.Command(os.Args[0], "run", tinyFile, "--test-case", tc.testCase, "--workload", tc.workload,
 				"--cluster", "kubeconfig", "--allow-existing-cluster", "--kubeconfig", kubeconfig, "--out", t.TempDir())
 			run.Env = append(os.Environ(), runMainEnv+"=1")
-			var stderr syncBuffer
+			stderr := testsupport.TailBuffer{Max: 1 << 20}
 			run.Stderr = &stderr
 			if err := run.Start(); err != nil {
 				t.Fatal(err)
@@ -264,24 +264,6 @@ func TestPlugin_perfOnKubeconfig(t *testing.T) {
 	if err != nil || !strings.Contains(string(rep), "BackoffDrain/4Nodes_40Blocked") {
 		t.Errorf("perf report: %v\n%s", err, rep)
 	}
-}
-
-// syncBuffer is a bytes.Buffer a process writes while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // loadFactor is the one-minute load average per core, at least 1.

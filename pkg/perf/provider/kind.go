@@ -8,8 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +24,7 @@ import (
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
 
 // Kind creates a kind cluster per workload: the real kube-scheduler,
@@ -102,7 +101,7 @@ const kindDisabledAdmission = "ServiceAccount,TaintNodesByCondition,Priority"
 // DaemonSet puts pods on the fake nodes. With an emulation version, every
 // control-plane component emulates it.
 func KindConfig(name string, gates map[string]bool, emulationVersion, hostSchedulerDir string) (*v1alpha4.Cluster, error) {
-	gateArg := formatGates(gates)
+	gateArg := workload.FormatGates(gates)
 	common := func(args ...arg) []arg {
 		if gateArg != "" {
 			args = append(args, arg{"feature-gates", gateArg})
@@ -180,18 +179,6 @@ type clusterConfigurationPatch struct {
 	APIServer         component `json:"apiServer"`
 	ControllerManager component `json:"controllerManager"`
 	Scheduler         component `json:"scheduler"`
-}
-
-func formatGates(gates map[string]bool) string {
-	names := make([]string, 0, len(gates))
-	for k := range gates {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for i, k := range names {
-		names[i] = k + "=" + strconv.FormatBool(gates[k])
-	}
-	return strings.Join(names, ",")
 }
 
 // KindSchedulerConfig is the scheduler configuration mounted into the kind

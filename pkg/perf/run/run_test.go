@@ -3,14 +3,13 @@ package run
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
@@ -121,8 +120,8 @@ func TestDefaultTopic(t *testing.T) {
 func TestRun_secondInterrupt(t *testing.T) {
 	o := defaults()
 	o.Workload, o.Out = "4Nodes_40Blocked", t.TempDir()
-	var stderr strings.Builder
-	o.Stdout, o.Stderr = &strings.Builder{}, &syncWriter{w: &stderr}
+	stderr := &testsupport.TailBuffer{Max: 1 << 20}
+	o.Stdout, o.Stderr = &strings.Builder{}, stderr
 	o.Executable = "/bin/sh"
 	o.ChildArgs = []string{"-c", `trap "" INT; echo child started; sleep 60`, "child"}
 	p, err := Prepare(o)
@@ -159,15 +158,4 @@ func TestRun_secondInterrupt(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, msg)
 		}
 	}
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
