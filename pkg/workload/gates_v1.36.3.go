@@ -4,8 +4,9 @@
 
 package workload
 
-// knownGates are kube-scheduler v1.36.3's feature gates: each one's default
-// and whether it is locked to it.
+// knownGates are the feature gates of Kubernetes v1.36.3's components (the
+// kube gates and component-base's logging and metrics gates): each one's
+// default and whether it is locked to it.
 var knownGates = map[string]gateSpec{
 	"APIResponseCompression":            {true, false},
 	"APIServerIdentity":                 {true, false},
@@ -54,6 +55,8 @@ var knownGates = map[string]gateSpec{
 	"ContainerCheckpoint":                                  {true, false},
 	"ContainerRestartRules":                                {true, false},
 	"ContainerStopSignals":                                 {false, false},
+	"ContextualLogging":                                    {true, false},
+	"ControllerManagerReleaseLeaderElectionLockOnExit":     {false, false},
 	"CoordinatedLeaderElection":                            {false, false},
 	"CrossNamespaceVolumeDataSource":                       {false, false},
 	"CustomCPUCFSQuotaPeriod":                              {true, false},
@@ -127,6 +130,8 @@ var knownGates = map[string]gateSpec{
 	"ListFromCacheSnapshot":                                {true, false},
 	"LocalStorageCapacityIsolationFSQuotaMonitoring":       {false, false},
 	"LogarithmicScaleDown":                                 {true, true},
+	"LoggingAlphaOptions":                                  {false, false},
+	"LoggingBetaOptions":                                   {true, false},
 	"ManifestBasedAdmissionControlConfig":                  {false, false},
 	"MatchLabelKeysInPodAffinity":                          {true, true},
 	"MatchLabelKeysInPodTopologySpread":                    {true, false},
@@ -140,6 +145,7 @@ var knownGates = map[string]gateSpec{
 	"MutableSchedulingDirectivesForSuspendedJobs":          {true, false},
 	"MutatingAdmissionPolicy":                              {true, false},
 	"NFTablesProxyMode":                                    {true, true},
+	"NativeHistograms":                                     {false, false},
 	"NodeDeclaredFeatures":                                 {true, false},
 	"NodeInclusionPolicyInPodTopologySpread":               {true, true},
 	"NodeLogQuery":                                         {true, true},
