@@ -26,11 +26,9 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
-)
 
-// defaultSchedulerConfig is the configuration used when none is given: every
-// field at kube-scheduler's default.
-const defaultSchedulerConfig = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
+)
 
 // schedulerConfig reads the scheduler configuration of opts (a file, an
 // object or the defaults), decodes it strictly and validates it the way
@@ -68,7 +66,7 @@ func schedulerConfig(opts Options) (*config.KubeSchedulerConfiguration, error) {
 			return nil, fmt.Errorf("scheduler config %s: %w", source, err)
 		}
 	default:
-		data = []byte(defaultSchedulerConfig)
+		data = []byte(workload.DefaultSchedulerConfig)
 	}
 	obj, gvk, err := scheme.Codecs.UniversalDecoder().Decode(data, nil, nil)
 	if runtime.IsNotRegisteredError(err) || runtime.IsMissingKind(err) || runtime.IsMissingVersion(err) {

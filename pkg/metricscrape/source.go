@@ -106,11 +106,14 @@ func fetch(ctx context.Context, client *http.Client, url, target string) ([]byte
 	return data, nil
 }
 
-// credentialConfig keeps the authentication of cfg (client certificate,
+// CredentialConfig keeps the authentication of cfg (client certificate,
 // token, exec or auth-provider plugin, basic auth) and sets the TLS trust for
 // an endpoint that is not the API server. Impersonation is dropped: the
-// scheduler does not honour it (see CanGetMetrics).
-func credentialConfig(cfg *rest.Config, insecure bool, serverName string) *rest.Config {
+// scheduler does not honour it (see CanGetMetrics). A nil cfg gives none.
+func CredentialConfig(cfg *rest.Config, insecure bool, serverName string) *rest.Config {
+	if cfg == nil {
+		cfg = &rest.Config{}
+	}
 	out := &rest.Config{
 		Username:            cfg.Username,
 		Password:            cfg.Password,
@@ -137,7 +140,7 @@ func credentialConfig(cfg *rest.Config, insecure bool, serverName string) *rest.
 
 // credentialClient is an http.Client that authenticates with cfg's credentials.
 func credentialClient(cfg *rest.Config, insecure bool, serverName string) (*http.Client, error) {
-	rt, err := rest.TransportFor(credentialConfig(cfg, insecure, serverName))
+	rt, err := rest.TransportFor(CredentialConfig(cfg, insecure, serverName))
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig credentials: %w", err)
 	}

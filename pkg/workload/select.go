@@ -870,6 +870,11 @@ func (l *fileLoader) unstructured(path string) (*unstructured.Unstructured, erro
 	return obj, nil
 }
 
+// DefaultSchedulerConfig is a KubeSchedulerConfiguration with every field
+// at kube-scheduler's default: what a workload without schedulerConfigPath
+// runs with.
+const DefaultSchedulerConfig = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+
 // schedulerConfig reads the file and checks it is a
 // KubeSchedulerConfiguration.
 func (l *fileLoader) schedulerConfig(path string) ([]byte, error) {

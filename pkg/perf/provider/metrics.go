@@ -32,39 +32,11 @@ type HTTPReader struct {
 // serving certificate, whose name rarely matches (upstream's metrics
 // grabber does the same).
 func NewHTTPReader(url string, cfg *rest.Config, insecure bool, serverName string) (*HTTPReader, error) {
-	rt, err := rest.TransportFor(credentials(cfg, insecure, serverName))
+	rt, err := rest.TransportFor(metricscrape.CredentialConfig(cfg, insecure, serverName))
 	if err != nil {
 		return nil, fmt.Errorf("metrics credentials: %w", err)
 	}
 	return &HTTPReader{URL: url, Client: &http.Client{Transport: rt, Timeout: 30 * time.Second}}, nil
-}
-
-// credentials keeps cfg's client authentication and sets the trust for an
-// endpoint that is not the API server.
-func credentials(cfg *rest.Config, insecure bool, serverName string) *rest.Config {
-	if cfg == nil {
-		cfg = &rest.Config{}
-	}
-	out := &rest.Config{
-		Username:        cfg.Username,
-		Password:        cfg.Password,
-		BearerToken:     cfg.BearerToken,
-		BearerTokenFile: cfg.BearerTokenFile,
-		AuthProvider:    cfg.AuthProvider,
-		ExecProvider:    cfg.ExecProvider,
-		TLSClientConfig: rest.TLSClientConfig{
-			CertFile:   cfg.CertFile,
-			KeyFile:    cfg.KeyFile,
-			CertData:   cfg.CertData,
-			KeyData:    cfg.KeyData,
-			ServerName: serverName,
-			Insecure:   insecure,
-		},
-	}
-	if !insecure {
-		out.CAFile, out.CAData = cfg.CAFile, cfg.CAData
-	}
-	return out
 }
 
 // Gather implements runner.MetricsReader.
@@ -114,7 +86,7 @@ type PortForwardReader struct {
 
 // NewPortForwardReader returns a reader for the cluster of cfg.
 func NewPortForwardReader(cfg *rest.Config, client kubernetes.Interface) (*PortForwardReader, error) {
-	rt, err := rest.TransportFor(credentials(cfg, true, "localhost"))
+	rt, err := rest.TransportFor(metricscrape.CredentialConfig(cfg, true, "localhost"))
 	if err != nil {
 		return nil, fmt.Errorf("metrics credentials: %w", err)
 	}

@@ -99,10 +99,6 @@ const (
 	upstreamSchedulerBurst = 5000
 )
 
-// defaultSchedulerConfig is a configuration with every field at its
-// default.
-const defaultSchedulerConfig = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-
 // SchedulerConfig returns the scheduler configuration a provider that
 // starts the scheduler uses for a workload: the workload's file (or the
 // default configuration) with clientConnection.qps and burst set to
@@ -111,7 +107,7 @@ const defaultSchedulerConfig = "apiVersion: kubescheduler.config.k8s.io/v1\nkind
 // (50, burst 100) would cap bindings near 50 per second and measure the
 // client, not the scheduler. A file that sets them is honoured.
 func SchedulerConfig(path string) ([]byte, error) {
-	data := []byte(defaultSchedulerConfig)
+	data := []byte(workload.DefaultSchedulerConfig)
 	if path != "" {
 		var err error
 		if data, err = os.ReadFile(path); err != nil {
@@ -125,7 +121,7 @@ func SchedulerConfig(path string) ([]byte, error) {
 // names it in errors.
 func SchedulerConfigFrom(data []byte, path string) ([]byte, error) {
 	if len(data) == 0 {
-		data = []byte(defaultSchedulerConfig)
+		data = []byte(workload.DefaultSchedulerConfig)
 	}
 	var obj map[string]any
 	if err := yaml.Unmarshal(data, &obj); err != nil {
