@@ -12,8 +12,8 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/status"
 )
 
 // kindClusterName is the cluster TestPortForward_kind creates and deletes.
@@ -90,7 +90,7 @@ func TestPortForward_kind(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var st cmd.SchedulerStatus
+		var st status.SchedulerStatus
 		if err := json.Unmarshal([]byte(out), &st); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}

@@ -29,6 +29,7 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/status"
 )
 
 // The identities the test creates.
@@ -203,17 +204,17 @@ func checkCounts(t *testing.T, cp *embedded.ControlPlane, args ...string) {
 			t.Fatal(err)
 		}
 		after := cp.Queue().Count()
-		var st cmd.SchedulerStatus
+		var st status.SchedulerStatus
 		if err := json.Unmarshal([]byte(out), &st); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		if st.Kind != cmd.SchedulerStatusKind || st.Source.Kind != metricscrape.OriginKubeconfig || st.Scheduler.Version == "" {
+		if st.Kind != status.SchedulerStatusKind || st.Source.Kind != metricscrape.OriginKubeconfig || st.Scheduler.Version == "" {
 			t.Fatalf("status = %s", out)
 		}
 		if len(st.FeatureGates) == 0 || st.FeatureGates[0].Name != metricscrape.GateSchedulerPopFromBackoffQ || !st.FeatureGates[0].Enabled {
 			t.Fatalf("gates = %+v, want SchedulerPopFromBackoffQ on first", st.FeatureGates)
 		}
-		want := cmd.PendingPods{
+		want := status.PendingPods{
 			Active:        int64(after[groundtruth.Active]),
 			Backoff:       int64(after[groundtruth.Backoff] + after[groundtruth.ErrorBackoff]),
 			Unschedulable: int64(after[groundtruth.Unschedulable]),

@@ -10,18 +10,19 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/status"
 )
 
 // PrintStatusTable writes the status as plain text for a terminal: the
 // scheduler, its gates, the queues, then the busiest events, attempts and
 // signals.
-func PrintStatusTable(out io.Writer, st *SchedulerStatus) error {
+func PrintStatusTable(out io.Writer, st *status.SchedulerStatus) error {
 	return printStatusTable(out, st, false)
 }
 
 // printStatusTable writes the table; withWarnings adds the warnings to it
 // (a --watch frame), where a single status prints them on stderr.
-func printStatusTable(out io.Writer, st *SchedulerStatus, withWarnings bool) error {
+func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bool) error {
 	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(w, "SCHEDULER\t%s\n", schedulerLine(st))
 	fmt.Fprintf(w, "SOURCE\t%s\n", sourceLine(st.Source, st.Time.Time.Local().Format("2006-01-02 15:04:05")))
@@ -46,7 +47,7 @@ func printStatusTable(out io.Writer, st *SchedulerStatus, withWarnings bool) err
 
 	window := "totals only: one snapshot has no rates"
 	if st.RateWindow != nil {
-		window = "per second over the last " + shortDuration(st.RateWindow.Duration)
+		window = "per second over the last " + status.FormatWindow(st.RateWindow.Duration)
 	}
 	fmt.Fprintf(out, "\nINCOMING (%s)\n", window)
 	w = tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
@@ -86,7 +87,7 @@ func printStatusTable(out io.Writer, st *SchedulerStatus, withWarnings bool) err
 		line += fmt.Sprintf("; queue entry to bound p50 %s, p99 %s", s.SLIp50.Duration, s.SLIp99.Duration)
 	}
 	if s.Pods > 0 {
-		line += fmt.Sprintf("; %s attempts per pod on average", num(s.MeanAttempts))
+		line += fmt.Sprintf("; %s attempts per pod on average", status.FormatRate(s.MeanAttempts))
 	}
 	fmt.Fprintf(out, "%s\n", line)
 
@@ -96,7 +97,7 @@ func printStatusTable(out io.Writer, st *SchedulerStatus, withWarnings bool) err
 	}
 	for _, sig := range st.Signals {
 		mark := "-"
-		if sig.Severity == SeverityWarning {
+		if sig.Severity == status.SeverityWarning {
 			mark = "!"
 		}
 		fmt.Fprintf(out, "%s %s: %s\n", mark, sig.Name, sig.Message)
@@ -113,7 +114,7 @@ func printStatusTable(out io.Writer, st *SchedulerStatus, withWarnings bool) err
 	return nil
 }
 
-func schedulerLine(st *SchedulerStatus) string {
+func schedulerLine(st *status.SchedulerStatus) string {
 	s := st.Scheduler
 	v := "kube-scheduler"
 	if s.Version != "" {
@@ -170,7 +171,7 @@ func sourceLine(o metricscrape.Origin, at string) string {
 	return s + ", at " + at
 }
 
-func gateText(g FeatureGateStatus) string {
+func gateText(g status.FeatureGateStatus) string {
 	state := "off"
 	if g.Enabled {
 		state = "on"
@@ -185,7 +186,7 @@ func rateText(r *float64) string {
 	if r == nil {
 		return "-"
 	}
-	return num(*r)
+	return status.FormatRate(*r)
 }
 
 // isTerminal reports whether f is a terminal.

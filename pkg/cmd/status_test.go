@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/status"
 )
 
 const recordedDir = "../../testdata/metrics"
@@ -138,17 +139,17 @@ func TestStatusOptions_Validate(t *testing.T) {
 
 func TestNewSchedulerStatus_recorded(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	st, err := NewSchedulerStatus(recorded(t, "v1.36-parked.prom", t0), recorded(t, "v1.36-settled.prom", t0.Add(4*time.Second)))
+	st, err := status.NewSchedulerStatus(recorded(t, "v1.36-parked.prom", t0), recorded(t, "v1.36-settled.prom", t0.Add(4*time.Second)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(PendingPods{Active: 0, Backoff: 5, Unschedulable: 6, Gated: 3, Total: 14}, st.Pending); diff != "" {
+	if diff := cmp.Diff(status.PendingPods{Active: 0, Backoff: 5, Unschedulable: 6, Gated: 3, Total: 14}, st.Pending); diff != "" {
 		t.Errorf("Pending (-want, +got):\n%s", diff)
 	}
 	if st.Scheduler.Version != "v1.36.3" || st.RateWindow.Duration != 4*time.Second {
 		t.Errorf("Version %q, window %v", st.Scheduler.Version, st.RateWindow)
 	}
-	if st.FeatureGates[0] != (FeatureGateStatus{Name: "SchedulerPopFromBackoffQ", Enabled: true, Stage: "BETA"}) {
+	if st.FeatureGates[0] != (status.FeatureGateStatus{Name: "SchedulerPopFromBackoffQ", Enabled: true, Stage: "BETA"}) {
 		t.Errorf("first gate = %+v", st.FeatureGates[0])
 	}
 	// Busiest first: PopFromBackoffQ and ScheduleAttemptFailure moved 20 and
@@ -167,15 +168,15 @@ func TestNewSchedulerStatus_recorded(t *testing.T) {
 		t.Errorf("Scheduled = %+v", st.Scheduled)
 	}
 	names := signalNames(st.Signals)
-	if diff := cmp.Diff([]string{SignalBackoffQWaitsWhileActiveQEmpty}, names); diff != "" {
+	if diff := cmp.Diff([]string{status.SignalBackoffQWaitsWhileActiveQEmpty}, names); diff != "" {
 		t.Errorf("signals (-want, +got):\n%s", diff)
 	}
-	if st.Signals[0].Severity != SeverityWarning || !strings.Contains(st.Signals[0].Message, "error backoffs") {
+	if st.Signals[0].Severity != status.SeverityWarning || !strings.Contains(st.Signals[0].Message, "error backoffs") {
 		t.Errorf("signal = %+v: backoffQ held pods in both scrapes with the gate on", st.Signals[0])
 	}
 }
 
-func signalNames(sigs []Signal) []string {
+func signalNames(sigs []status.Signal) []string {
 	var out []string
 	for _, s := range sigs {
 		out = append(out, s.Name)
@@ -216,41 +217,41 @@ func TestSignals(t *testing.T) {
 		{
 			name: "backoffQ waits once with the gate on",
 			prev: snap(0, queues{1, 0, 0}, &on, 0, 10, 0), cur: snap(2*time.Second, queues{0, 4, 0}, &on, 0, 12, 0),
-			want: map[string]string{SignalBackoffQWaitsWhileActiveQEmpty: SeverityInfo},
+			want: map[string]string{status.SignalBackoffQWaitsWhileActiveQEmpty: status.SeverityInfo},
 		},
 		{
 			name: "backoffQ waits in both scrapes with the gate off",
 			prev: snap(0, queues{0, 4, 0}, &off, 0, 10, 0), cur: snap(2*time.Second, queues{0, 4, 0}, &off, 0, 12, 0),
-			want:     map[string]string{SignalBackoffQWaitsWhileActiveQEmpty: SeverityWarning},
+			want:     map[string]string{status.SignalBackoffQWaitsWhileActiveQEmpty: status.SeverityWarning},
 			wantText: "wait out their backoff",
 		},
 		{
 			name: "gate not reported",
 			prev: nil, cur: snap(0, queues{0, 4, 0}, nil, 0, 10, 0),
-			want: map[string]string{SignalBackoffQWaitsWhileActiveQEmpty: SeverityInfo},
+			want: map[string]string{status.SignalBackoffQWaitsWhileActiveQEmpty: status.SeverityInfo},
 		},
 		{
 			name: "PopFromBackoffQ rises while activeQ holds pods",
 			prev: snap(0, queues{3, 0, 0}, &on, 10, 10, 0), cur: snap(2*time.Second, queues{3, 0, 0}, &on, 16, 20, 0),
-			want:     map[string]string{SignalPopFromBackoffQWhileActiveQBusy: SeverityInfo},
+			want:     map[string]string{status.SignalPopFromBackoffQWhileActiveQBusy: status.SeverityInfo},
 			wantText: "3/s popped from backoffQ",
 		},
 		{
 			name: "nothing scheduled, every attempt failed",
 			prev: snap(0, queues{0, 0, 8}, &on, 0, 10, 0), cur: snap(2*time.Second, queues{0, 0, 8}, &on, 0, 10, 8),
-			want:     map[string]string{SignalNoPodScheduled: SeverityWarning},
+			want:     map[string]string{status.SignalNoPodScheduled: status.SeverityWarning},
 			wantText: "every attempt failed (4/s unschedulable, 0/s error)",
 		},
 		{
 			name: "no attempt although activeQ holds pods",
 			prev: snap(0, queues{5, 0, 0}, &on, 0, 10, 0), cur: snap(2*time.Second, queues{5, 0, 0}, &on, 0, 10, 0),
-			want:     map[string]string{SignalNoPodScheduled: SeverityWarning},
+			want:     map[string]string{status.SignalNoPodScheduled: status.SeverityWarning},
 			wantText: "is this scheduler the leader",
 		},
 		{
 			name: "parked pods wait for an event",
 			prev: snap(0, queues{0, 0, 8}, &on, 0, 10, 0), cur: snap(2*time.Second, queues{0, 0, 8}, &on, 0, 10, 0),
-			want: map[string]string{SignalNoPodScheduled: SeverityInfo},
+			want: map[string]string{status.SignalNoPodScheduled: status.SeverityInfo},
 		},
 		{
 			name: "a file has no rates",
@@ -260,12 +261,12 @@ func TestSignals(t *testing.T) {
 		{
 			name: "not the leader, counters reset",
 			prev: snap(0, queues{}, &on, 0, 10, 0), cur: notLeader,
-			want: map[string]string{SignalNotLeader: SeverityWarning, SignalRatesReset: SeverityInfo},
+			want: map[string]string{status.SignalNotLeader: status.SeverityWarning, status.SignalRatesReset: status.SeverityInfo},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			st, err := NewSchedulerStatus(tc.prev, tc.cur)
+			st, err := status.NewSchedulerStatus(tc.prev, tc.cur)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -287,7 +288,7 @@ func TestSignals(t *testing.T) {
 
 func TestPrintStatusTable(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	st, err := NewSchedulerStatus(recorded(t, "v1.36-parked.prom", t0), recorded(t, "v1.36-settled.prom", t0.Add(4*time.Second)))
+	st, err := status.NewSchedulerStatus(recorded(t, "v1.36-parked.prom", t0), recorded(t, "v1.36-settled.prom", t0.Add(4*time.Second)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +314,7 @@ func TestPrintStatusTable(t *testing.T) {
 	}
 
 	// One snapshot: totals, no rates, no rate-based signals.
-	st, err = NewSchedulerStatus(nil, recorded(t, "v1.36-idle.prom", t0))
+	st, err = status.NewSchedulerStatus(nil, recorded(t, "v1.36-idle.prom", t0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,7 +502,7 @@ func TestNewCmdStatus(t *testing.T) {
 			name: "yaml",
 			args: []string{"status", "--metrics-file", file, "-o", "yaml"},
 			check: func(t *testing.T, out string) {
-				var st SchedulerStatus
+				var st status.SchedulerStatus
 				if err := yaml.UnmarshalStrict([]byte(out), &st); err != nil {
 					t.Fatalf("%v\n%s", err, out)
 				}
