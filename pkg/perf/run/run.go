@@ -85,7 +85,7 @@ type Variant struct {
 // Plan is a validated run: the file loaded and the workloads selected.
 type Plan struct {
 	opts     Options
-	reg      Registration
+	reg      provider.Registration
 	delegate string
 	file     *workload.File
 	embedded bool
@@ -93,9 +93,6 @@ type Plan struct {
 	selected []*workload.Selected
 	variants []Variant
 }
-
-// Registration is the provider's, as Prepare resolved it.
-type Registration = provider.Registration
 
 // Prepare loads and validates everything before anything starts, so that a
 // mistake shows at once: the source, the flags against the provider, the
@@ -177,9 +174,6 @@ func defaultTopic(path string) string {
 	}
 	return base
 }
-
-// Selected are the workloads the plan runs.
-func (p *Plan) Selected() []*workload.Selected { return p.selected }
 
 // ChildSpec is what the parent tells a child process.
 type ChildSpec struct {
