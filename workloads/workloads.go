@@ -79,11 +79,10 @@ func List() ([]Info, error) {
 
 // Load returns the embedded workload file NAME (with or without .yaml).
 func Load(name string) (*workload.File, error) {
-	file := strings.TrimSuffix(name, ".yaml") + ".yaml"
-	if _, err := fs.Stat(FS, file); err != nil || strings.Contains(name, "/") {
+	if !Has(name) {
 		return nil, fmt.Errorf("no embedded workload %q (see `kubectl schedq perf list`)", name)
 	}
-	return workload.LoadFS(FS, file)
+	return workload.LoadFS(FS, fileOf(name))
 }
 
 // Has says whether NAME is an embedded workload.
@@ -91,9 +90,11 @@ func Has(name string) bool {
 	if strings.Contains(name, "/") {
 		return false
 	}
-	_, err := fs.Stat(FS, strings.TrimSuffix(name, ".yaml")+".yaml")
+	_, err := fs.Stat(FS, fileOf(name))
 	return err == nil
 }
+
+func fileOf(name string) string { return strings.TrimSuffix(name, ".yaml") + ".yaml" }
 
 var scenarioPrefix = regexp.MustCompile(`^Scenario \d+ — `)
 

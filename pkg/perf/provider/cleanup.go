@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -115,7 +116,7 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 			fail(client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, now))
 		})
 	}
-	nsList := sortedKeys(podNS)
+	nsList := slices.Sorted(maps.Keys(podNS))
 	parallel(len(nsList), func(i int) {
 		fail(client.CoreV1().Pods(nsList[i]).DeleteCollection(ctx, now, sel))
 		fail(client.CoreV1().PersistentVolumeClaims(nsList[i]).DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
@@ -174,7 +175,7 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 			}
 		}
 	}
-	names := sortedKeys(nsNames)
+	names := slices.Sorted(maps.Keys(nsNames))
 	removed.Namespaces = len(names)
 	parallel(len(names), func(i int) {
 		fail(client.CoreV1().Namespaces().Delete(ctx, names[i], metav1.DeleteOptions{}))
@@ -187,15 +188,6 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 
 // cleanupParallelism is how many deletes Cleanup keeps in flight.
 const cleanupParallelism = 100
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 var (
 	namespacesGVR = v1.SchemeGroupVersion.WithResource("namespaces")

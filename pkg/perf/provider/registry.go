@@ -3,7 +3,9 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -103,19 +105,14 @@ func Lookup(name string) (Registration, bool) {
 func Names() []string {
 	regMu.RLock()
 	defer regMu.RUnlock()
-	out := make([]string, 0, len(reg))
-	for n := range reg {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(reg))
 }
 
 // Validate checks that settings suit the provider and that it can compare
 // gate (empty for no comparison).
 func (r Registration) Validate(s Settings, compareGate string) error {
 	for _, f := range s.set() {
-		if !contains(r.Flags, f) {
+		if !slices.Contains(r.Flags, f) {
 			return fmt.Errorf("--%s does not apply to --cluster %s (it is for --cluster %s)", f, r.Name, strings.Join(flagOwners(f), " or "))
 		}
 	}
@@ -129,21 +126,12 @@ func (r Registration) Validate(s Settings, compareGate string) error {
 	return nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func flagOwners(flag string) []string {
 	regMu.RLock()
 	defer regMu.RUnlock()
 	var out []string
 	for n, r := range reg {
-		if contains(r.Flags, flag) {
+		if slices.Contains(r.Flags, flag) {
 			out = append(out, n)
 		}
 	}
