@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/kubectl-schedq/kubectl-schedq/pkg/cmd.version=$(VERSION)
 FUZZTIME  ?= 30s
 
-.PHONY: perf perf-compare-upstream demo
+.PHONY: perf perf-compare-upstream demo mixin test-mixin mixin-recordings
 .PHONY: all build build-perf test test-root test-perf bench fuzz lint difftest upstreamqueue etcd upstream-workloads tidy-check clean
 .PHONY: dist krew-manifest krew-tools krew-validate go-install-check goreleaser-check release-check
 
@@ -17,7 +17,7 @@ build: ## the plugin → bin/kubectl-schedq
 build-perf: ## the perf tool → bin/schedq-perf (links a whole control plane)
 	cd perf && $(GO) build -trimpath -ldflags '-X k8s.io/component-base/version.gitVersion=v1.36.3' -o ../$(BIN)/schedq-perf ./cmd/schedq-perf
 
-test: test-root test-perf ## every test: unit, fuzz seeds, differential, integration
+test: test-root test-mixin test-perf ## every test: unit, fuzz seeds, differential, integration
 
 test-root:
 	$(GO) test -count=1 ./...
@@ -28,6 +28,19 @@ test-root:
 test-perf: upstreamqueue etcd
 	cd perf && PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -timeout 30m $$($(GO) list ./... | grep -v '/explainacc$$')
 	cd perf && $(GO) test -count=1 -timeout 30m ./explainacc/
+
+# The monitoring mixin (mixin/): go-jsonnet and promtool are tools of
+# hack/mixin-tools, a module of its own, so Prometheus' dependencies stay
+# out of the plugin's go.mod. test-mixin checks the committed render is
+# current, runs promtool on it and the alert tests on recorded runs.
+MIXIN_TOOLS := cd hack/mixin-tools && $(GO)
+
+mixin: ## render mixin/ → mixin/rendered (rules, PrometheusRule, dashboard)
+	rm -rf mixin/rendered && mkdir -p mixin/rendered/dashboards
+	$(MIXIN_TOOLS) tool jsonnet -S -m ../../mixin/rendered ../../mixin/render.jsonnet >/dev/null
+
+test-mixin:
+	$(MIXIN_TOOLS) test -count=1 ./...
 
 # Upstream's scheduler_perf harness starts an etcd process per workload and
 # looks for it on PATH. `go install` cannot build etcd inside a module with
