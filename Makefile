@@ -36,11 +36,14 @@ test-perf: upstreamqueue etcd
 MIXIN_TOOLS := cd hack/mixin-tools && $(GO)
 
 mixin: ## render mixin/ → mixin/rendered (rules, PrometheusRule, dashboard)
-	rm -rf mixin/rendered && mkdir -p mixin/rendered/dashboards
-	$(MIXIN_TOOLS) tool jsonnet -S -m ../../mixin/rendered ../../mixin/render.jsonnet >/dev/null
+	rm -rf mixin/rendered
+	$(MIXIN_TOOLS) tool jsonnet -S -c -m ../../mixin/rendered ../../mixin/render.jsonnet >/dev/null
 
 test-mixin:
 	$(MIXIN_TOOLS) test -count=1 ./...
+
+mixin-recordings: build-perf ## record the runs the mixin's alert tests replay → mixin/testdata/recordings (about ten minutes)
+	hack/mixin-recordings.sh
 
 # Upstream's scheduler_perf harness starts an etcd process per workload and
 # looks for it on PATH. `go install` cannot build etcd inside a module with
