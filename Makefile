@@ -42,7 +42,7 @@ mixin: ## render mixin/ → mixin/rendered (rules, PrometheusRule, dashboard)
 test-mixin:
 	$(MIXIN_TOOLS) test -count=1 ./...
 
-mixin-recordings: build-perf ## record the runs the mixin's alert tests replay → mixin/testdata/recordings (about ten minutes)
+mixin-recordings: build-perf ## record the runs the mixin's alert tests replay → mixin/testdata/recordings (about fifteen minutes)
 	hack/mixin-recordings.sh
 
 # Upstream's scheduler_perf harness starts an etcd process per workload and

@@ -2,8 +2,8 @@
 # Records the runs the monitoring mixin's alert tests replay: each workload
 # on the embedded control plane (bin/schedq-perf, `make build-perf`), its
 # queue series (one sample a second) copied to mixin/testdata/recordings as
-# <name>.gate-on.json / <name>.gate-off.json. Takes about ten minutes, six
-# of them the leftover flush's five-minute wait.
+# <name>.gate-on.json / <name>.gate-off.json. Takes about fifteen minutes,
+# seven of them ParkedUntilFlush waiting for the leftover flush.
 # Usage: hack/mixin-recordings.sh [NAME...]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -33,8 +33,18 @@ type alertCase struct {
 }
 
 var alertCases = []alertCase{
-	{"backoff-drain.gate-off", map[string]int{"KubeSchedulerBackoffQWaitsWhileActiveQEmpty": 0}},
+	{"backoff-drain.gate-off", map[string]int{"KubeSchedulerBackoffQWaitsWhileActiveQEmpty": 22}},
 	{"backoff-drain.gate-on", nil},
+	// With the gate off, the error backoff and the blocked pods behind the
+	// gated ones wait in backoffQ with activeQ empty too.
+	{"error-backoff.gate-off", map[string]int{"KubeSchedulerErrorBackoffStorm": 12, "KubeSchedulerBackoffQWaitsWhileActiveQEmpty": 10}},
+	{"error-backoff.gate-on", map[string]int{"KubeSchedulerErrorBackoffStorm": 12}},
+	{"gated-burst.gate-off", map[string]int{"KubeSchedulerGatedPodsPilingUp": 9, "KubeSchedulerBackoffQWaitsWhileActiveQEmpty": 20}},
+	{"gated-burst.gate-on", map[string]int{"KubeSchedulerGatedPodsPilingUp": 13}},
+	{"cluster-full.gate-on", map[string]int{"KubeSchedulerQueueGrowingWhileSchedulingSlows": 23}},
+	{"parked-until-flush.gate-on", map[string]int{"KubeSchedulerPodsParkedUntilFlush": 368}},
+	{"tiny.gate-off", nil},
+	{"tiny.gate-on", nil},
 }
 
 // quietStep is how often a quiet alert is checked: every few seconds of the

@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
 )
 
 // Interval is the recordings' sampling interval (the runner's
