@@ -40,7 +40,8 @@ mixin: ## render mixin/ → mixin/rendered (rules, PrometheusRule, dashboard)
 	$(MIXIN_TOOLS) tool jsonnet -S -c -m ../../mixin/rendered ../../mixin/render.jsonnet >/dev/null
 
 test-mixin:
-	$(MIXIN_TOOLS) test -count=1 ./...
+	$(MIXIN_TOOLS) vet ./... && $(GO) test -count=1 ./...
+	cd hack/mixin-status && $(GO) vet ./...
 
 mixin-recordings: build-perf ## record the runs the mixin's alert tests replay → mixin/testdata/recordings (about fifteen minutes)
 	hack/mixin-recordings.sh
