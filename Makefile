@@ -32,7 +32,9 @@ test-perf: upstreamqueue etcd
 # The monitoring mixin (mixin/): go-jsonnet and promtool are tools of
 # hack/mixin-tools, a module of its own, so Prometheus' dependencies stay
 # out of the plugin's go.mod. test-mixin checks the committed render is
-# current, runs promtool on it and the alert tests on recorded runs.
+# current, runs promtool on it and the alert tests on recorded runs, and
+# compares the alerts with status's signals (hack/mixin-status builds
+# pkg/status, whose client_golang is older than Prometheus').
 MIXIN_TOOLS := cd hack/mixin-tools && $(GO)
 
 mixin: ## render mixin/ → mixin/rendered (rules, PrometheusRule, dashboard)
