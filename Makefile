@@ -25,9 +25,12 @@ test-root:
 # explainacc measures explain against the live queue's timing: it runs
 # after the other packages, alone, so that their control planes do not skew
 # what it measures.
+#
+# Workload runs fsync etcd's WAL as upstream's harness does; the tests turn
+# that off (SCHEDQ_ETCD_UNSAFE_NO_FSYNC): they check behaviour, not speed.
 test-perf: upstreamqueue etcd
-	cd perf && PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -timeout 30m $$($(GO) list ./... | grep -v '/explainacc$$')
-	cd perf && $(GO) test -count=1 -timeout 30m ./explainacc/
+	cd perf && SCHEDQ_ETCD_UNSAFE_NO_FSYNC=1 PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -timeout 30m $$($(GO) list ./... | grep -v '/explainacc$$')
+	cd perf && SCHEDQ_ETCD_UNSAFE_NO_FSYNC=1 $(GO) test -count=1 -timeout 30m ./explainacc/
 
 # The monitoring mixin (mixin/): go-jsonnet and promtool are tools of
 # hack/mixin-tools, a module of its own, so Prometheus' dependencies stay
@@ -88,17 +91,25 @@ PERF_COMPARE_RUNS ?= 3
 perf: build-perf ## the default workload on an embedded control plane → perf/out/perf (report.html, DataItems, queue series)
 	$(BIN)/schedq-perf run $(PERF_FILE) --out $(PERF_OUT)/perf $(PERF_FLAGS)
 
-perf-compare-upstream: build-perf etcd ## SchedulingBasic (500 nodes, 1000 measured pods) through upstream's scheduler_perf and schedq-perf, interleaved; both throughputs and their ratio
-	rm -rf $(PERF_OUT)/compare-upstream && mkdir -p $(PERF_OUT)/compare-upstream
+# PERF_PROFILE=DIR also writes a CPU profile of each run's control-plane
+# process (upstream's test binary; schedq-perf's workload process) to DIR.
+PERF_COMPARE_WORKLOAD ?= SchedulingBasic/500Nodes_5000Pods
+PERF_PROFILE          ?=
+
+perf-compare-upstream: build-perf etcd ## SchedulingBasic (500 nodes, 5000 measured pods) through upstream's scheduler_perf and schedq-perf, interleaved; both throughputs and their ratio
+	rm -rf $(PERF_OUT)/compare-upstream && mkdir -p $(PERF_OUT)/compare-upstream $(PERF_PROFILE)
+	cd perf && $(GO) test -c -o $(PERF_OUT)/compare-upstream/upstreambench.test ./upstreambench/
 	for i in $$(seq $(PERF_COMPARE_RUNS)); do \
 	  echo "== run $$i/$(PERF_COMPARE_RUNS): upstream's scheduler_perf (log: $(PERF_OUT)/compare-upstream/upstream-$$i.log)"; \
-	  (cd perf && PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -timeout 30m -run '^$$' -bench BenchmarkPerfSchedulingBasic -benchtime 1x ./upstreambench/ \
-	    -args -data-items-dir=$(PERF_OUT)/compare-upstream/upstream/$$i) >$(PERF_OUT)/compare-upstream/upstream-$$i.log 2>&1 \
+	  (cd perf/upstreambench && PATH="$(CURDIR)/$(BIN):$$PATH" $(PERF_OUT)/compare-upstream/upstreambench.test -test.run '^$$' -test.bench BenchmarkPerfSchedulingBasic -test.benchtime 1x -test.timeout 30m \
+	    $(if $(PERF_PROFILE),-test.cpuprofile $(PERF_PROFILE)/upstream-$$i.cpu.pprof) \
+	    -perf-scheduling-label-filter=compare -data-items-dir=$(PERF_OUT)/compare-upstream/upstream/$$i) >$(PERF_OUT)/compare-upstream/upstream-$$i.log 2>&1 \
 	    || { tail -50 $(PERF_OUT)/compare-upstream/upstream-$$i.log; exit 1; }; \
 	  echo "== run $$i/$(PERF_COMPARE_RUNS): schedq-perf"; \
-	  $(BIN)/schedq-perf run perf/testdata/scheduling-basic.yaml --out $(PERF_OUT)/compare-upstream/schedq-perf/$$i >/dev/null || exit 1; \
+	  $(if $(PERF_PROFILE),SCHEDQ_PERF_CPUPROFILE=$(PERF_PROFILE)/schedq-perf-$$i) $(BIN)/schedq-perf run perf/testdata/scheduling-basic.yaml --label-filter compare \
+	    --out $(PERF_OUT)/compare-upstream/schedq-perf/$$i >/dev/null || exit 1; \
 	done
-	cd perf && $(GO) run ./hack/perfcompare -upstream $(PERF_OUT)/compare-upstream/upstream -ours $(PERF_OUT)/compare-upstream/schedq-perf \
+	cd perf && $(GO) run ./hack/perfcompare -workload $(PERF_COMPARE_WORKLOAD) -upstream $(PERF_OUT)/compare-upstream/upstream -ours $(PERF_OUT)/compare-upstream/schedq-perf \
 	  -o $(PERF_OUT)/compare-upstream/compare.txt
 
 # perf/difftest drives a copy of upstream's pkg/scheduler/backend/queue made

@@ -7,6 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -18,6 +21,12 @@ import (
 
 // ChildCommand is the name of the hidden subcommand that runs one workload.
 const ChildCommand = "__workload"
+
+// CPUProfileEnv names a directory: when set, each workload's process writes
+// its CPU profile there (TestCase_Workload[_variant].cpu.pprof). With the
+// embedded cluster the profile holds kube-apiserver, kube-scheduler and the
+// runner, which share the process, as in upstream's harness.
+const CPUProfileEnv = "SCHEDQ_PERF_CPUPROFILE"
 
 // stopTimeout bounds a provider's cleanup.
 const stopTimeout = 5 * time.Minute
@@ -36,12 +45,39 @@ func RunChild(ctx context.Context, specPath string, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if dir := os.Getenv(CPUProfileEnv); dir != "" {
+		stopProfile, err := startCPUProfile(dir, spec)
+		if err != nil {
+			return fmt.Errorf("%s: %w", CPUProfileEnv, err)
+		}
+		defer stopProfile()
+	}
 	res := runChild(ctx, spec, stderr)
 	data, err = json.Marshal(res)
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(spec.ResultPath, data, 0o600)
+}
+
+func startCPUProfile(dir string, spec ChildSpec) (func(), error) {
+	name := spec.TestCase + "_" + spec.Workload
+	if spec.Variant.Name != "" {
+		name += "_" + spec.Variant.Name
+	}
+	name = strings.NewReplacer("/", "_", " ", "_", "=", "-").Replace(name) + ".cpu.pprof"
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer) *runner.Result {
