@@ -133,15 +133,20 @@ func (b *builder) args(o *Op, k opKind) int32 {
 	if k == opOther {
 		a.kind = o.Kind
 	}
-	if o.Pods != nil {
-		a.podIDs = make([]int32, len(o.Pods))
-		for i, p := range o.Pods {
+	return b.newArgs(a)
+}
+
+// newArgs adds a, whose key is b.key, interning its pods.
+func (b *builder) newArgs(a opArgs) int32 {
+	if a.pods != nil {
+		a.podIDs = make([]int32, len(a.pods))
+		for i, p := range a.pods {
 			a.podIDs[i] = b.pod(p)
 		}
 	}
 	id := int32(len(b.t.args))
 	b.t.args = append(b.t.args, a)
-	b.argIDs[string(key)] = id
+	b.argIDs[string(b.key)] = id
 	return id
 }
 
