@@ -283,8 +283,15 @@ func (tb *builder) fastLine(r *lineReader, b []byte, line int) (at int64, ok boo
 	if at = r.ints[fAt]; at < 0 || fields&^fastAllowed[k] != 0 || fields&fastRequired[k] != fastRequired[k] {
 		return 0, false
 	}
-	if fields&(1<<fPod) != 0 && !tb.knownPod(r.str(r.vals[fPod])) {
-		return 0, false
+	// The pod's index, or -1 for a valid name the trace has not seen.
+	pod := int32(-1)
+	if fields&(1<<fPod) != 0 {
+		name := r.str(r.vals[fPod])
+		if id, ok := tb.ids[string(name)]; ok {
+			pod = id
+		} else if !validPodName(name) {
+			return 0, false
+		}
 	}
 	if p := r.ints[fPriority]; fields&(1<<fPriority) != 0 && (p < math.MinInt32 || p > math.MaxInt32) {
 		return 0, false
@@ -332,21 +339,16 @@ func (tb *builder) fastLine(r *lineReader, b []byte, line int) (at int64, ok boo
 		s.priority = int32(r.ints[fPriority])
 	}
 	if fields&(1<<fPod) != 0 {
-		s.pod = tb.podBytes(r.str(r.vals[fPod])) + 1
+		if pod < 0 {
+			pod = tb.pod(string(r.str(r.vals[fPod])))
+		}
+		s.pod = pod + 1
 	}
 	if fields&^(1<<fPod|1<<fPriority) != 0 {
 		s.args = tb.fastArgs(r, fields) + 1
 	}
-	tb.t.ops = append(tb.t.ops, s)
+	tb.t.appendOp(s)
 	return at, true
-}
-
-// podBytes is pod for a name still in the line's bytes.
-func (tb *builder) podBytes(name []byte) int32 {
-	if id, ok := tb.ids[string(name)]; ok {
-		return id
-	}
-	return tb.pod(string(name))
 }
 
 // listFields are the list fields in the order of args' key.

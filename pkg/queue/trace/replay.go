@@ -333,8 +333,7 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 		pods = l
 		return s, l
 	}
-	for i := range t.ops {
-		op := &t.ops[i]
+	replayOp := func(op *op) error {
 		runPeriodic(d, q, prev, op.at)
 		prev = op.at
 		d.SetTime(op.at)
@@ -362,6 +361,14 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 			}
 		default:
 			apply(ix, t, op)
+		}
+		return nil
+	}
+	for _, block := range t.ops {
+		for i := range block {
+			if err := replayOp(&block[i]); err != nil {
+				return err
+			}
 		}
 	}
 	s, l := snapshot()
