@@ -334,41 +334,36 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 		pods = l
 		return s, l
 	}
-	replayOp := func(op *op) error {
-		runPeriodic(d, q, prev, op.at)
-		prev = op.at
-		d.SetTime(op.at)
-		switch op.kind {
-		case opAdd, opFail, opDone, opUngate:
-			if err := check(op, t.podName, ix.whereIndex(op.pod-1)); err != nil {
-				return err
-			}
-		}
-		switch op.kind {
-		case opPop:
-			pod, attempts, ok := d.Pop()
-			line = appendPopLine(line[:0], op.at, pod, attempts, ok)
-			if _, err := bw.Write(line); err != nil {
-				return err
-			}
-		case opEvent:
-			a := t.argsOf(op)
-			d.Event(a.event, a.queue)
-		case opSnapshot:
-			s, l := snapshot()
-			line = appendSnapshotLine(line[:0], op.at, s, l)
-			if _, err := bw.Write(line); err != nil {
-				return err
-			}
-		default:
-			apply(ix, t, op)
-		}
-		return nil
-	}
 	for _, block := range t.ops {
 		for i := range block {
-			if err := replayOp(&block[i]); err != nil {
-				return err
+			op := &block[i]
+			runPeriodic(d, q, prev, op.at)
+			prev = op.at
+			d.SetTime(op.at)
+			switch op.kind {
+			case opAdd, opFail, opDone, opUngate:
+				if err := check(op, t.podName, ix.whereIndex(op.pod-1)); err != nil {
+					return err
+				}
+			}
+			switch op.kind {
+			case opPop:
+				pod, attempts, ok := d.Pop()
+				line = appendPopLine(line[:0], op.at, pod, attempts, ok)
+				if _, err := bw.Write(line); err != nil {
+					return err
+				}
+			case opEvent:
+				a := t.argsOf(op)
+				d.Event(a.event, a.queue)
+			case opSnapshot:
+				s, l := snapshot()
+				line = appendSnapshotLine(line[:0], op.at, s, l)
+				if _, err := bw.Write(line); err != nil {
+					return err
+				}
+			default:
+				apply(ix, t, op)
 			}
 		}
 	}
