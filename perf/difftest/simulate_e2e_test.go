@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,26 +60,95 @@ type run struct {
 }
 
 // replayCommand replays tracePath through the model or upstream's queue, as
-// a process.
+// a process. It starts the process from a fresh copy of this test binary
+// (TestCommandRunner) rather than from this process: Linux counts a
+// process's peak RSS from before its exec, when it still shares its
+// parent's memory, and this process holds the large traces.
 func replayCommand(tb testing.TB, side, tracePath string) run {
 	tb.Helper()
 	bins, err := binaries()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	args := []string{"--trace", tracePath}
+	args := []string{bins[side], "--trace", tracePath}
 	if side == "model" {
-		args = append([]string{"simulate"}, args...)
+		args = []string{bins[side], "simulate", "--trace", tracePath}
 	}
-	cmd := exec.Command(bins[side], args...)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
+	dir := tb.TempDir()
+	req := runnerRequest{Args: args, Out: filepath.Join(dir, "out"), Result: filepath.Join(dir, "result.json")}
+	spec, err := json.Marshal(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCommandRunner$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "SCHEDQ_E2E_RUNNER="+string(spec))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("running %q: %v\n%s", args, err, b)
+	}
+	var res runnerResult
+	b, err := os.ReadFile(req.Result)
+	if err == nil {
+		err = json.Unmarshal(b, &res)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if res.Err != "" {
+		tb.Fatalf("%q: %s\n%s", args, res.Err, res.Stderr)
+	}
+	out, err := os.ReadFile(req.Out)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return run{out: out, wall: res.Wall, cpu: res.CPU, maxRSS: res.MaxRSS}
+}
+
+type runnerRequest struct {
+	Args        []string
+	Out, Result string
+}
+
+type runnerResult struct {
+	Wall, CPU   time.Duration
+	MaxRSS      int64
+	Err, Stderr string
+}
+
+// TestCommandRunner runs one command for replayCommand: its stdout into a
+// file, then what it cost into another.
+func TestCommandRunner(t *testing.T) {
+	spec := os.Getenv("SCHEDQ_E2E_RUNNER")
+	if spec == "" {
+		t.Skip("runs a command for replayCommand, in a process of its own")
+	}
+	var req runnerRequest
+	if err := json.Unmarshal([]byte(spec), &req); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(req.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd := exec.Command(req.Args[0], req.Args[1:]...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = out, &stderr
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		tb.Fatalf("%s: %v\n%s", cmd, err, stderr.Bytes())
+	err = cmd.Run()
+	res := runnerResult{Wall: time.Since(start), Stderr: stderr.String()}
+	if err != nil {
+		res.Err = err.Error()
 	}
-	ps := cmd.ProcessState
-	return run{out: out.Bytes(), wall: time.Since(start), cpu: ps.UserTime() + ps.SystemTime(), maxRSS: maxRSS(ps)}
+	if ps := cmd.ProcessState; ps != nil {
+		res.CPU, res.MaxRSS = ps.UserTime()+ps.SystemTime(), maxRSS(ps)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(req.Result, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // traceFile writes t as a trace file, removed when tb ends, and returns
