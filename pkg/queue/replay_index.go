@@ -36,11 +36,18 @@ func (x *ReplayIndex) SetPodID(pod *Pod, key string, id int32) {
 }
 
 // Reserve makes room for IDs below n, for a caller about to give SetPodID
-// that many: the ID table then grows once, not one ID at a time.
+// that many: the tables indexed by ID then grow once, not as IDs arrive.
 func (x *ReplayIndex) Reserve(n int) {
 	p := x.q
 	p.keys = slices.Grow(p.keys, max(0, n-len(p.keys)))
 	p.unmapped = slices.Grow(p.unmapped, max(0, n-len(p.unmapped)))
+	p.activeQ.queue.ReserveIDs(n)
+	p.backoffQ.podBackoffQ.ReserveIDs(n)
+	p.backoffQ.podErrorBackoffQ.ReserveIDs(n)
+	p.unschedulablePods.reserveIDs(n)
+	if n > len(p.activeQ.inFlightPods) {
+		p.activeQ.inFlightPods = append(p.activeQ.inFlightPods, make([]int64, n-len(p.activeQ.inFlightPods))...)
+	}
 }
 
 // PodID returns the ID of the pod's key, assigning the next free one if the

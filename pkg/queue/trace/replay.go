@@ -192,6 +192,8 @@ func appendString(b []byte, s string) []byte {
 // every pod of a trace. Its pods are pods if not nil (sorted here), else
 // s.Pods.
 func appendSnapshot(b []byte, s *Snapshot, pods []NamedPodState) []byte {
+	// One pod is its name and some 40 bytes: grow once, not by doubling.
+	b = slices.Grow(b, 256+len(pods)*64+len(s.Pods)*64)
 	b = append(b, `{"pending":{"active":`...)
 	b = strconv.AppendInt(b, int64(s.Pending.Active), 10)
 	b = append(b, `,"backoff":`...)

@@ -90,6 +90,16 @@ func newBuilder(cfg Config) *builder {
 	return &builder{t: &Trace{Config: cfg}, ids: map[string]int32{}, argIDs: map[string]int32{}}
 }
 
+// expect sizes the pod table for a trace file of size bytes: growing a map
+// of a few hundred thousand names rehashes every name at each step. Lines
+// are about 40 bytes and a pod has three to six in the large traces; a guess
+// too large costs some 20 bytes a pod.
+func (b *builder) expect(size int64) {
+	pods := min(size/40/4, 1<<22)
+	b.ids = make(map[string]int32, pods)
+	b.t.names = make([]string, 0, pods)
+}
+
 // New returns a trace of ops. Ops that name the same pod, or have equal
 // lists, share one copy of the name or the lists.
 func New(cfg Config, ops []Op) *Trace {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -178,6 +179,11 @@ func Read(r io.Reader) (*Trace, error) { return read(r, true) }
 func read(r io.Reader, fast bool) (*Trace, error) {
 	tb := newBuilder(DefaultConfig())
 	t := tb.t
+	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			tb.expect(fi.Size())
+		}
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	line, seenContent := 0, false
