@@ -19,12 +19,24 @@ import (
 // PriorityQueue in place of the model (same reader, replay and output), each
 // as a process of its own, built here.
 
+// binDir holds the two commands once built; TestMain removes it.
+var binDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
 // binaries are the two commands, built once per test process.
 var binaries = sync.OnceValues(func() (map[string]string, error) {
 	dir, err := os.MkdirTemp("", "schedq-e2e-")
 	if err != nil {
 		return nil, err
 	}
+	binDir = dir
 	out := map[string]string{
 		"model":    filepath.Join(dir, "kubectl-schedq"),
 		"upstream": filepath.Join(dir, "schedq-upstream-replay"),
