@@ -121,9 +121,9 @@ upstreamqueue: ## generate perf/difftest/internal/upstreamqueue
 difftest: upstreamqueue ## thousands of random traces and the 1,000,000-op trace, model vs upstream PriorityQueue
 	cd perf && SCHEDQ_DIFF_TRACES=5000 SCHEDQ_DIFF_LARGE=1 $(GO) test -count=1 -timeout 60m -run 'TestDifferential' -v ./difftest/
 
-bench: upstreamqueue ## benchmarks of the model (and the model vs upstream in perf/)
+bench: upstreamqueue ## benchmarks of the model (and the model vs upstream in perf/, in process and as commands)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
-	cd perf && $(GO) test -run '^$$' -bench 'Replay|Memory' -benchtime 1x ./difftest/
+	cd perf && $(GO) test -run '^$$' -bench 'Replay|Memory|Simulate' -benchtime 1x ./difftest/
 
 fuzz: ## each fuzz target for FUZZTIME
 	@for t in $$($(GO) test -list '^Fuzz' ./... 2>/dev/null | grep '^Fuzz' ); do \

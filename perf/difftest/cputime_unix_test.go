@@ -3,6 +3,8 @@
 package difftest
 
 import (
+	"os"
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -15,4 +17,17 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// maxRSS is a finished process's peak resident set, in bytes.
+func maxRSS(ps *os.ProcessState) int64 {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0
+	}
+	// Linux reports kilobytes; macOS, bytes.
+	if runtime.GOOS == "darwin" {
+		return ru.Maxrss
+	}
+	return ru.Maxrss * 1024
 }

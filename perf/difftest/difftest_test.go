@@ -297,7 +297,7 @@ func profile(seed int64, pfb bool) tracegen.Options {
 	return o
 }
 
-func writeTrace(t *testing.T, prefix string, tr *trace.Trace) string {
+func writeTrace(t testing.TB, prefix string, tr *trace.Trace) string {
 	f, err := os.CreateTemp("", prefix+"*.trace.jsonl")
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -97,12 +96,42 @@ func (o *SimulateOptions) Run() error {
 		t.Config.PopFromBackoffQ = o.PopFromBackoffQ == "true"
 	}
 	// Buffer everything: a trace found invalid half-way prints nothing.
-	var out bytes.Buffer
+	var out blockBuffer
 	if err := trace.Replay(t, trace.NewModel(t.Config, t.Plugins()), &out); err != nil {
 		return traceError(name, err)
 	}
-	_, err = o.Out.Write(out.Bytes())
-	return err
+	return out.writeTo(o.Out)
+}
+
+// blockBuffer holds output in blocks: unlike a bytes.Buffer it never copies
+// what it holds to grow, and a replay's output can be tens of megabytes.
+type blockBuffer struct{ blocks [][]byte }
+
+const outputBlock = 1 << 20
+
+func (b *blockBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		last := len(b.blocks) - 1
+		if last < 0 || len(b.blocks[last]) == cap(b.blocks[last]) {
+			b.blocks = append(b.blocks, make([]byte, 0, outputBlock))
+			last++
+		}
+		blk := &b.blocks[last]
+		c := min(len(p), cap(*blk)-len(*blk))
+		*blk = append(*blk, p[:c]...)
+		p = p[c:]
+	}
+	return n, nil
+}
+
+func (b *blockBuffer) writeTo(w io.Writer) error {
+	for _, blk := range b.blocks {
+		if _, err := w.Write(blk); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func traceError(name string, err error) error {

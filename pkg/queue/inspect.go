@@ -32,15 +32,6 @@ func (p *PriorityQueue) LocatePod(pod *Pod) (Location, *QueuedPodInfo) {
 	return p.locate(p.intern(pod))
 }
 
-// LocateID is Locate for the pod that SetPodID gave id, without reading its
-// Pod object.
-func (p *PriorityQueue) LocateID(id int32) (Location, *QueuedPodInfo) {
-	if id < 0 || int(id) >= len(p.keys) || p.keys[id] == "" {
-		return "", nil
-	}
-	return p.locate(id)
-}
-
 func (p *PriorityQueue) locate(id int32) (Location, *QueuedPodInfo) {
 	if pi, ok := p.activeQ.queue.Get(id); ok {
 		return LocationActive, pi
@@ -108,8 +99,3 @@ func (p *PriorityQueue) InFlightLen() int { return p.activeQ.inFlightCount }
 func (p *PriorityQueue) Len() (active, backoff, unschedulable int) {
 	return p.activeQ.queue.Len(), p.backoffQ.len(), p.unschedulablePods.len()
 }
-
-// PodID returns the queue's dense ID for the pod's key (namespace/name),
-// assigning one if the key is new. IDs are small integers from 0, stable for
-// the queue's life, so callers can keep per-pod state in a slice.
-func (p *PriorityQueue) PodID(pod *Pod) int32 { return p.intern(pod) }

@@ -1,7 +1,6 @@
 package queue
 
 import (
-	"slices"
 	"sort"
 	"time"
 )
@@ -100,8 +99,8 @@ type PriorityQueue struct {
 	unschedulablePods *unschedulablePods
 
 	// keys[id] is the pod key (namespace/name) the sub-queues index by id;
-	// ids maps keys back, but for the keys in unmapped, given by SetPodID
-	// and entered in ids only when a key is looked up.
+	// ids maps keys back, but for the keys in unmapped, given by a
+	// ReplayIndex and entered in ids only when a key is looked up.
 	keys     []string
 	ids      map[string]int32
 	unmapped []int32
@@ -202,37 +201,6 @@ func (p *PriorityQueue) keyID(key string) (int32, bool) {
 	p.unmapped = p.unmapped[:0]
 	id, ok := p.ids[key]
 	return id, ok
-}
-
-// SetPodID gives pod, whose key (namespace/name) is key, the ID id, for
-// callers that number pods densely themselves (a trace's pod index): the
-// queue then never hashes the key. The caller keeps one ID per key; IDs
-// should be small, as the sub-queues index slices by them. It panics if pod
-// is not named key or id is another key's.
-func (p *PriorityQueue) SetPodID(pod *Pod, key string, id int32) {
-	ns := len(pod.Namespace)
-	if len(key) != ns+1+len(pod.Name) || key[:ns] != pod.Namespace || key[ns] != '/' || key[ns+1:] != pod.Name {
-		panic("queue: SetPodID: key " + key + " is not the pod's namespace/name")
-	}
-	for int(id) >= len(p.keys) {
-		p.keys = append(p.keys, "")
-	}
-	switch p.keys[id] {
-	case key:
-	case "":
-		p.keys[id] = key
-		p.unmapped = append(p.unmapped, id)
-	default:
-		panic("queue: SetPodID: ID of " + p.keys[id] + " given to " + key)
-	}
-	pod.key, pod.internedBy, pod.id = key, p, id
-}
-
-// ReservePodIDs makes room for IDs below n, for a caller about to give
-// SetPodID that many: the ID table then grows once, not one ID at a time.
-func (p *PriorityQueue) ReservePodIDs(n int) {
-	p.keys = slices.Grow(p.keys, max(0, n-len(p.keys)))
-	p.unmapped = slices.Grow(p.unmapped, max(0, n-len(p.unmapped)))
 }
 
 // SchedulingCycle is the number of pods handed out so far.

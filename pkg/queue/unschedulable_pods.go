@@ -52,6 +52,13 @@ func (u *unschedulablePods) addOrUpdate(p *QueuedPodInfo, gatedBefore bool, even
 	u.slot[p.id] = int32(len(u.pods))
 }
 
+// reserveIDs makes room for IDs below n.
+func (u *unschedulablePods) reserveIDs(n int) {
+	if n > len(u.slot) {
+		u.slot = append(u.slot, make([]int32, n-len(u.slot))...)
+	}
+}
+
 func (u *unschedulablePods) index(id int32) int {
 	if int(id) >= len(u.slot) {
 		return -1

@@ -1,6 +1,7 @@
 package trace_test
 
 import (
+	"bytes"
 	"io"
 	"sync"
 	"testing"
@@ -35,6 +36,26 @@ func BenchmarkReplay(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(tr.Len())*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+		})
+	}
+}
+
+// BenchmarkRead reads the large traces as files hold them.
+func BenchmarkRead(b *testing.B) {
+	for _, shape := range tracegen.LargeShapes {
+		b.Run(shape, func(b *testing.B) {
+			var file bytes.Buffer
+			if err := tracegen.Encode(&file, largeTrace(b, shape)); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(file.Len()))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := trace.Read(bytes.NewReader(file.Bytes())); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

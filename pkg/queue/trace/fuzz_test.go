@@ -12,15 +12,7 @@ import (
 // FuzzRead: the reader never panics, and whatever it accepts replays without
 // panicking (Replay may still reject it for the queue's state).
 func FuzzRead(f *testing.F) {
-	paths, _ := filepath.Glob("testdata/upstream/*.trace.jsonl")
-	more, _ := filepath.Glob("testdata/upstream/invalid/*.trace.jsonl")
-	for _, p := range append(paths, more...) {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	addExampleTraces(f)
 	f.Add([]byte(`{"schedqTrace":1,"config":{"podMaxBackoffSeconds":0}}` + "\n" + `{"at":0,"op":"add","pod":"a/b","gates":["g"]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := trace.Read(bytes.NewReader(data))
@@ -38,4 +30,17 @@ func FuzzRead(f *testing.F) {
 		var out bytes.Buffer
 		_ = trace.Replay(tr, trace.NewModel(tr.Config, tr.Plugins()), &out)
 	})
+}
+
+// addExampleTraces seeds f with the example traces, valid and invalid.
+func addExampleTraces(f *testing.F) {
+	paths, _ := filepath.Glob("testdata/upstream/*.trace.jsonl")
+	more, _ := filepath.Glob("testdata/upstream/invalid/*.trace.jsonl")
+	for _, p := range append(paths, more...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 }

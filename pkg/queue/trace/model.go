@@ -40,17 +40,18 @@ func (schedulingGates) PreEnqueue(pod *queue.Pod) *queue.Status {
 	return &queue.Status{Reason: "waiting for scheduling gates: " + strings.Join(pod.SchedulingGates, ", ")}
 }
 
-// Model drives the queue model (pkg/queue) with a trace. It is an
-// IndexedDriver: the queue's pod IDs are the pods' indices, so that a replay
-// hashes no names. A Model is driven by names (the Driver methods) or by
-// indices, not both.
+// Model drives the queue model (pkg/queue) with a trace. Replay drives it
+// by the pods' indices, which it gives the queue as the pods' IDs through a
+// queue.ReplayIndex, so that a replay hashes no names. A Model is driven by
+// names (the Driver methods) or by indices, not both.
 type Model struct {
 	Queue   *queue.PriorityQueue
 	Metrics *queue.Recorder
 	clock   *clock
+	replay  *queue.ReplayIndex
 	// pods is indexed by pod index.
 	pods []podState
-	// names[i] is pod i's name: the replay's (SetPodNames), or those the
+	// names[i] is pod i's name: the replay's (setPodNames), or those the
 	// Driver methods were given.
 	names []string
 	// ids indexes the names the Driver methods are given.
@@ -70,7 +71,7 @@ type podState struct {
 }
 
 var (
-	_ IndexedDriver = &Model{}
+	_ indexedDriver = &Model{}
 	_ PodLister     = &Model{}
 )
 
@@ -116,6 +117,7 @@ func NewModel(cfg Config, plugins []string) *Model {
 		queue.WithPreEnqueuePluginMap(map[string][]queue.PreEnqueuePlugin{queue.DefaultSchedulerName: {schedulingGates{}}}),
 		queue.WithMetricsRecorder(m.Metrics),
 	)
+	m.replay = queue.NewReplayIndex(m.Queue)
 	return m
 }
 
@@ -137,15 +139,15 @@ func (m *Model) index(name string) int32 {
 	return i
 }
 
-// SetPodNames implements IndexedDriver.
-func (m *Model) SetPodNames(names []string) {
+// setPodNames implements indexedDriver.
+func (m *Model) setPodNames(names []string) {
 	if m.byName {
 		panic("trace: a Model driven by names was given indices")
 	}
 	m.names = names
 	// Every pod of the replay gets a state: one allocation, not a growing table.
 	m.pods = slices.Grow(m.pods, max(0, len(names)-len(m.pods)))
-	m.Queue.ReservePodIDs(len(names))
+	m.replay.Reserve(len(names))
 }
 
 // state returns pod i's state, growing the table for a new index.
@@ -182,7 +184,7 @@ func (m *Model) newPod(i int32) *queue.Pod {
 	// Field by field: the rest is zero already.
 	p := m.zeroPod()
 	p.Namespace, p.Name, p.UID = ns, n, name
-	m.Queue.SetPodID(p, name, i)
+	m.replay.SetPodID(p, name, i)
 	return p
 }
 
@@ -204,11 +206,11 @@ func (m *Model) SetTime(ms int64) {
 
 // Add implements Driver.
 func (m *Model) Add(name string, priority int32, gates []string) {
-	m.AddIndex(m.index(name), priority, gates)
+	m.addIndex(m.index(name), priority, gates)
 }
 
-// AddIndex implements IndexedDriver.
-func (m *Model) AddIndex(i int32, priority int32, gates []string) {
+// addIndex implements indexedDriver.
+func (m *Model) addIndex(i int32, priority int32, gates []string) {
 	st := m.state(i)
 	var p *queue.Pod
 	if st.pod != nil {
@@ -228,17 +230,17 @@ func (m *Model) Pop() (string, int, bool) {
 	if pi == nil {
 		return "", 0, false
 	}
-	m.pods[m.Queue.PodID(pi.Pod)].inFlight = pi
+	m.pods[m.replay.PodID(pi.Pod)].inFlight = pi
 	return pi.Pod.UID, pi.Attempts, true
 }
 
 // Fail implements Driver.
 func (m *Model) Fail(name string, plugins, pending []string) {
-	m.FailIndex(m.index(name), plugins, pending)
+	m.failIndex(m.index(name), plugins, pending)
 }
 
-// FailIndex implements IndexedDriver.
-func (m *Model) FailIndex(i int32, plugins, pending []string) {
+// failIndex implements indexedDriver.
+func (m *Model) failIndex(i int32, plugins, pending []string) {
 	st := m.state(i)
 	pi := st.inFlight
 	st.inFlight = nil
@@ -249,10 +251,10 @@ func (m *Model) FailIndex(i int32, plugins, pending []string) {
 }
 
 // Done implements Driver.
-func (m *Model) Done(name string) { m.DoneIndex(m.index(name)) }
+func (m *Model) Done(name string) { m.doneIndex(m.index(name)) }
 
-// DoneIndex implements IndexedDriver.
-func (m *Model) DoneIndex(i int32) {
+// doneIndex implements indexedDriver.
+func (m *Model) doneIndex(i int32) {
 	st := m.state(i)
 	st.inFlight = nil
 	m.Queue.Done(st.pod)
@@ -272,11 +274,11 @@ func (m *Model) Activate(names []string) {
 	for j, n := range names {
 		is[j] = m.index(n)
 	}
-	m.ActivateIndex(is)
+	m.activateIndex(is)
 }
 
-// ActivateIndex implements IndexedDriver.
-func (m *Model) ActivateIndex(is []int32) {
+// activateIndex implements indexedDriver.
+func (m *Model) activateIndex(is []int32) {
 	pods := make([]*queue.Pod, 0, len(is))
 	var seen map[int32]bool
 	if len(is) > 16 {
@@ -295,10 +297,10 @@ func (m *Model) ActivateIndex(is []int32) {
 }
 
 // Ungate implements Driver: an update that removes all scheduling gates.
-func (m *Model) Ungate(name string) { m.UngateIndex(m.index(name)) }
+func (m *Model) Ungate(name string) { m.ungateIndex(m.index(name)) }
 
-// UngateIndex implements IndexedDriver.
-func (m *Model) UngateIndex(i int32) {
+// ungateIndex implements indexedDriver.
+func (m *Model) ungateIndex(i int32) {
 	st := m.state(i)
 	old := st.pod
 	updated := m.copyPod(old)
@@ -308,10 +310,10 @@ func (m *Model) UngateIndex(i int32) {
 }
 
 // Delete implements Driver.
-func (m *Model) Delete(name string) { m.DeleteIndex(m.index(name)) }
+func (m *Model) Delete(name string) { m.deleteIndex(m.index(name)) }
 
-// DeleteIndex implements IndexedDriver.
-func (m *Model) DeleteIndex(i int32) {
+// deleteIndex implements indexedDriver.
+func (m *Model) deleteIndex(i int32) {
 	// Without an object the pod is nowhere (never added, or done): the
 	// delete would find nothing.
 	if st := m.state(i); st.pod != nil {
@@ -334,11 +336,11 @@ func (m *Model) Where(name string) string {
 	if !ok {
 		return ""
 	}
-	return m.WhereIndex(i)
+	return m.whereIndex(i)
 }
 
-// WhereIndex implements IndexedDriver.
-func (m *Model) WhereIndex(i int32) string {
+// whereIndex implements indexedDriver.
+func (m *Model) whereIndex(i int32) string {
 	if int(i) >= len(m.pods) || m.pods[i].pod == nil {
 		return ""
 	}
@@ -347,7 +349,7 @@ func (m *Model) WhereIndex(i int32) string {
 		return string(queue.LocationInFlight)
 	}
 	// The queue's ID of pod i is i (newPod).
-	loc, _ := m.Queue.LocateID(i)
+	loc, _ := m.replay.Locate(i)
 	return string(loc)
 }
 

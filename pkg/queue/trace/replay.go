@@ -44,25 +44,26 @@ type Driver interface {
 	Snapshot() Snapshot
 }
 
-// IndexedDriver is a Driver that can also take pods by a dense index: Replay
+// indexedDriver is a Driver that also takes pods by a dense index: Replay
 // gives each pod of a trace an index, from 0, the same for the whole replay,
 // so that the driver need not hash names, and passes names only through
-// SetPodNames, so that it need not read a name it does not use.
-type IndexedDriver interface {
+// setPodNames, so that it need not read a name it does not use. The Model is
+// one; other drivers are driven by name (byName).
+type indexedDriver interface {
 	Driver
-	// SetPodNames gives pod i's name as names[i], before any operation; the
+	// setPodNames gives pod i's name as names[i], before any operation; the
 	// driver must not change names.
-	SetPodNames(names []string)
-	AddIndex(i int32, priority int32, gates []string)
-	FailIndex(i int32, plugins, pending []string)
-	DoneIndex(i int32)
-	ActivateIndex(is []int32)
-	UngateIndex(i int32)
-	DeleteIndex(i int32)
-	WhereIndex(i int32) string
+	setPodNames(names []string)
+	addIndex(i int32, priority int32, gates []string)
+	failIndex(i int32, plugins, pending []string)
+	doneIndex(i int32)
+	activateIndex(is []int32)
+	ungateIndex(i int32)
+	deleteIndex(i int32)
+	whereIndex(i int32) string
 }
 
-// byName is an IndexedDriver that passes names, for drivers that only take
+// byName is an indexedDriver that passes names, for drivers that only take
 // names.
 type byName struct {
 	Driver
@@ -71,24 +72,24 @@ type byName struct {
 	pods []string
 }
 
-func (d *byName) SetPodNames(names []string) { d.names = names }
-func (d *byName) AddIndex(i int32, priority int32, gates []string) {
+func (d *byName) setPodNames(names []string) { d.names = names }
+func (d *byName) addIndex(i int32, priority int32, gates []string) {
 	d.Add(d.names[i], priority, gates)
 }
-func (d *byName) FailIndex(i int32, plugins, pending []string) {
+func (d *byName) failIndex(i int32, plugins, pending []string) {
 	d.Fail(d.names[i], plugins, pending)
 }
-func (d *byName) DoneIndex(i int32) { d.Done(d.names[i]) }
-func (d *byName) ActivateIndex(is []int32) {
+func (d *byName) doneIndex(i int32) { d.Done(d.names[i]) }
+func (d *byName) activateIndex(is []int32) {
 	d.pods = d.pods[:0]
 	for _, i := range is {
 		d.pods = append(d.pods, d.names[i])
 	}
 	d.Activate(d.pods)
 }
-func (d *byName) UngateIndex(i int32)       { d.Ungate(d.names[i]) }
-func (d *byName) DeleteIndex(i int32)       { d.Delete(d.names[i]) }
-func (d *byName) WhereIndex(i int32) string { return d.Where(d.names[i]) }
+func (d *byName) ungateIndex(i int32)       { d.Ungate(d.names[i]) }
+func (d *byName) deleteIndex(i int32)       { d.Delete(d.names[i]) }
+func (d *byName) whereIndex(i int32) string { return d.Where(d.names[i]) }
 
 // Quiescer is implemented by drivers that can tell when the periodic flushes
 // have nothing to do, so that long gaps between operations cost nothing.
@@ -191,6 +192,8 @@ func appendString(b []byte, s string) []byte {
 // every pod of a trace. Its pods are pods if not nil (sorted here), else
 // s.Pods.
 func appendSnapshot(b []byte, s *Snapshot, pods []NamedPodState) []byte {
+	// One pod is its name and some 40 bytes: grow once, not by doubling.
+	b = slices.Grow(b, 256+len(pods)*64+len(s.Pods)*64)
 	b = append(b, `{"pending":{"active":`...)
 	b = strconv.AppendInt(b, int64(s.Pending.Active), 10)
 	b = append(b, `,"backoff":`...)
@@ -314,11 +317,11 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 64*1024)
 	var line []byte
 	prev := int64(0)
-	ix, indexed := d.(IndexedDriver)
+	ix, indexed := d.(indexedDriver)
 	if !indexed {
 		ix = &byName{Driver: d}
 	}
-	ix.SetPodNames(t.names)
+	ix.setPodNames(t.names)
 	q, _ := d.(Quiescer)
 	lister, _ := d.(PodLister)
 	var pods []NamedPodState
@@ -333,35 +336,37 @@ func Replay(t *Trace, d Driver, w io.Writer) error {
 		pods = l
 		return s, l
 	}
-	for i := range t.ops {
-		op := &t.ops[i]
-		runPeriodic(d, q, prev, op.at)
-		prev = op.at
-		d.SetTime(op.at)
-		switch op.kind {
-		case opAdd, opFail, opDone, opUngate:
-			if err := check(op, t.podName, ix.WhereIndex(op.pod-1)); err != nil {
-				return err
+	for _, block := range t.ops {
+		for i := range block {
+			op := &block[i]
+			runPeriodic(d, q, prev, op.at)
+			prev = op.at
+			d.SetTime(op.at)
+			switch op.kind {
+			case opAdd, opFail, opDone, opUngate:
+				if err := check(op, t.podName, ix.whereIndex(op.pod-1)); err != nil {
+					return err
+				}
 			}
-		}
-		switch op.kind {
-		case opPop:
-			pod, attempts, ok := d.Pop()
-			line = appendPopLine(line[:0], op.at, pod, attempts, ok)
-			if _, err := bw.Write(line); err != nil {
-				return err
+			switch op.kind {
+			case opPop:
+				pod, attempts, ok := d.Pop()
+				line = appendPopLine(line[:0], op.at, pod, attempts, ok)
+				if _, err := bw.Write(line); err != nil {
+					return err
+				}
+			case opEvent:
+				a := t.argsOf(op)
+				d.Event(a.event, a.queue)
+			case opSnapshot:
+				s, l := snapshot()
+				line = appendSnapshotLine(line[:0], op.at, s, l)
+				if _, err := bw.Write(line); err != nil {
+					return err
+				}
+			default:
+				apply(ix, t, op)
 			}
-		case opEvent:
-			a := t.argsOf(op)
-			d.Event(a.event, a.queue)
-		case opSnapshot:
-			s, l := snapshot()
-			line = appendSnapshotLine(line[:0], op.at, s, l)
-			if _, err := bw.Write(line); err != nil {
-				return err
-			}
-		default:
-			apply(ix, t, op)
 		}
 	}
 	s, l := snapshot()
@@ -401,22 +406,22 @@ func runPeriodic(d Driver, q Quiescer, from, to int64) {
 }
 
 // apply applies a pod's op (add, fail, done, activate, ungate, delete).
-func apply(d IndexedDriver, t *Trace, op *op) {
+func apply(d indexedDriver, t *Trace, op *op) {
 	id := op.pod - 1
 	switch op.kind {
 	case opAdd:
-		d.AddIndex(id, op.priority, t.argsOf(op).gates)
+		d.addIndex(id, op.priority, t.argsOf(op).gates)
 	case opFail:
 		a := t.argsOf(op)
-		d.FailIndex(id, a.plugins, a.pending)
+		d.failIndex(id, a.plugins, a.pending)
 	case opDone:
-		d.DoneIndex(id)
+		d.doneIndex(id)
 	case opActivate:
-		d.ActivateIndex(t.argsOf(op).podIDs)
+		d.activateIndex(t.argsOf(op).podIDs)
 	case opUngate:
-		d.UngateIndex(id)
+		d.ungateIndex(id)
 	case opDelete:
-		d.DeleteIndex(id)
+		d.deleteIndex(id)
 	}
 }
 

@@ -7,11 +7,27 @@ import "encoding/binary"
 // collector to scan, and replays find pods by index instead of by name.
 type Trace struct {
 	Config Config
-	ops    []op
+	// ops are the operations in blocks of opBlock: a long trace grows by
+	// blocks, never copying what it has read.
+	ops    [][]op
+	numOps int
 	// names[i] is pod i's name, each name once.
 	names []string
 	// args are the distinct argument lists of the ops, shared between ops.
 	args []opArgs
+}
+
+// opBlock is the number of operations in a block of Trace.ops.
+const opBlock = 1 << 14
+
+// appendOp appends s.
+func (t *Trace) appendOp(s op) {
+	if n := len(t.ops); n == 0 || len(t.ops[n-1]) == opBlock {
+		t.ops = append(t.ops, make([]op, 0, opBlock))
+	}
+	last := &t.ops[len(t.ops)-1]
+	*last = append(*last, s)
+	t.numOps++
 }
 
 // op is one operation as a trace stores it.
@@ -74,11 +90,20 @@ func newBuilder(cfg Config) *builder {
 	return &builder{t: &Trace{Config: cfg}, ids: map[string]int32{}, argIDs: map[string]int32{}}
 }
 
+// expect sizes the pod table for a trace file of size bytes: growing a map
+// of a few hundred thousand names rehashes every name at each step. Lines
+// are about 40 bytes and a pod has three to six in the large traces; a guess
+// too large costs some 20 bytes a pod.
+func (b *builder) expect(size int64) {
+	pods := min(size/40/4, 1<<22)
+	b.ids = make(map[string]int32, pods)
+	b.t.names = make([]string, 0, pods)
+}
+
 // New returns a trace of ops. Ops that name the same pod, or have equal
 // lists, share one copy of the name or the lists.
 func New(cfg Config, ops []Op) *Trace {
 	b := newBuilder(cfg)
-	b.t.ops = make([]op, 0, len(ops))
 	for i := range ops {
 		b.append(&ops[i])
 	}
@@ -104,7 +129,7 @@ func (b *builder) append(o *Op) {
 	if k == opOther || o.Event != "" || o.Gates != nil || o.Plugins != nil || o.Pending != nil || o.Queue != nil || o.Pods != nil {
 		s.args = b.args(o, k) + 1
 	}
-	b.t.ops = append(b.t.ops, s)
+	b.t.appendOp(s)
 }
 
 // args interns o's argument lists: a trace has few distinct ones but for
@@ -133,15 +158,20 @@ func (b *builder) args(o *Op, k opKind) int32 {
 	if k == opOther {
 		a.kind = o.Kind
 	}
-	if o.Pods != nil {
-		a.podIDs = make([]int32, len(o.Pods))
-		for i, p := range o.Pods {
+	return b.newArgs(a)
+}
+
+// newArgs adds a, whose key is b.key, interning its pods.
+func (b *builder) newArgs(a opArgs) int32 {
+	if a.pods != nil {
+		a.podIDs = make([]int32, len(a.pods))
+		for i, p := range a.pods {
 			a.podIDs[i] = b.pod(p)
 		}
 	}
 	id := int32(len(b.t.args))
 	b.t.args = append(b.t.args, a)
-	b.argIDs[string(key)] = id
+	b.argIDs[string(b.key)] = id
 	return id
 }
 
@@ -150,12 +180,12 @@ func appendKeyString(b []byte, s string) []byte {
 }
 
 // Len returns the number of operations.
-func (t *Trace) Len() int { return len(t.ops) }
+func (t *Trace) Len() int { return t.numOps }
 
 // Op returns operation i. Its lists are shared with other operations and the
 // trace: do not change them.
 func (t *Trace) Op(i int) Op {
-	s := &t.ops[i]
+	s := &t.ops[i/opBlock][i%opBlock]
 	a := t.argsOf(s)
 	o := Op{Line: s.line, At: s.at, Kind: opKinds[s.kind], Pod: t.podName(s), Priority: s.priority,
 		Gates: a.gates, Plugins: a.plugins, Pending: a.pending, Event: a.event, Queue: a.queue, Pods: a.pods}
@@ -167,7 +197,7 @@ func (t *Trace) Op(i int) Op {
 
 // Ops returns every operation, as Op does.
 func (t *Trace) Ops() []Op {
-	out := make([]Op, len(t.ops))
+	out := make([]Op, t.numOps)
 	for i := range out {
 		out[i] = t.Op(i)
 	}

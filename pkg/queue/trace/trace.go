@@ -10,7 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -169,13 +172,23 @@ const opList = "add|pop|fail|done|event|activate|ungate|delete|snapshot"
 // Read parses and checks a trace: syntax, fields and values, and that time
 // never goes backwards. Checks that need the queue's state (is the pod in
 // flight?) happen in Replay.
-func Read(r io.Reader) (*Trace, error) {
+func Read(r io.Reader) (*Trace, error) { return read(r, true) }
+
+// read is Read; without fast, every line goes through encoding/json, as the
+// reference the fast reader is tested against.
+func read(r io.Reader, fast bool) (*Trace, error) {
 	tb := newBuilder(DefaultConfig())
 	t := tb.t
+	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			tb.expect(fi.Size())
+		}
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	line, seenContent := 0, false
 	prevAt := int64(-1)
+	var lr lineReader
 	for sc.Scan() {
 		line++
 		b := bytes.TrimSpace(sc.Bytes())
@@ -184,29 +197,28 @@ func Read(r io.Reader) (*Trace, error) {
 		}
 		first := !seenContent
 		seenContent = true
-		fields, err := decodeObject(b)
-		if err != nil {
-			return nil, &LineError{Line: line, Err: err}
+		at, ok := int64(0), false
+		if fast {
+			at, ok = tb.fastLine(&lr, b, line)
 		}
-		if _, ok := fields["schedqTrace"]; ok {
-			if !first {
-				return nil, lineErrorf(line, "the header (schedqTrace) must be the first line")
-			}
-			if err := readHeader(fields, &t.Config); err != nil {
+		if !ok {
+			op, header, err := decodeLine(b, first, &t.Config)
+			if err != nil {
 				return nil, &LineError{Line: line, Err: err}
 			}
-			continue
+			if header {
+				continue
+			}
+			op.Line = line
+			at = op.At
+			if at >= prevAt {
+				tb.append(&op)
+			}
 		}
-		op, err := readOp(fields)
-		if err != nil {
-			return nil, &LineError{Line: line, Err: err}
+		if at < prevAt {
+			return nil, lineErrorf(line, "at %d goes backwards (previous op at %d)", at, prevAt)
 		}
-		op.Line = line
-		if op.At < prevAt {
-			return nil, lineErrorf(line, "at %d goes backwards (previous op at %d)", op.At, prevAt)
-		}
-		prevAt = op.At
-		tb.append(&op)
+		prevAt = at
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -218,6 +230,23 @@ func Read(r io.Reader) (*Trace, error) {
 		return nil, ErrEmpty
 	}
 	return t, nil
+}
+
+// decodeLine decodes a line with encoding/json: the header (into cfg; only
+// if first) or an operation. Its errors are the reader's.
+func decodeLine(b []byte, first bool, cfg *Config) (op Op, header bool, err error) {
+	fields, err := decodeObject(b)
+	if err != nil {
+		return op, false, err
+	}
+	if _, ok := fields["schedqTrace"]; ok {
+		if !first {
+			return op, true, errors.New("the header (schedqTrace) must be the first line")
+		}
+		return op, true, readHeader(fields, cfg)
+	}
+	op, err = readOp(fields)
+	return op, false, err
 }
 
 // ErrEmpty is a trace with no line at all: no header and no operations.
@@ -240,7 +269,7 @@ func decodeObject(b []byte) (map[string]json.RawMessage, error) {
 }
 
 func readHeader(fields map[string]json.RawMessage, cfg *Config) error {
-	for k := range fields {
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		if k != "schedqTrace" && k != "config" {
 			return fmt.Errorf("unknown header field %q (want schedqTrace, config)", k)
 		}
@@ -260,7 +289,8 @@ func readHeader(fields map[string]json.RawMessage, cfg *Config) error {
 	if err := json.Unmarshal(raw, &c); err != nil || c == nil {
 		return errors.New("config must be an object")
 	}
-	for k, v := range c {
+	for _, k := range slices.Sorted(maps.Keys(c)) {
+		v := c[k]
 		switch k {
 		case "popFromBackoffQ":
 			if err := json.Unmarshal(v, &cfg.PopFromBackoffQ); err != nil || string(v) == "null" {
@@ -343,7 +373,9 @@ func readOp(fields map[string]json.RawMessage) (Op, error) {
 	if op.At < 0 {
 		return op, fmt.Errorf("at %d is negative", op.At)
 	}
-	for k := range fields {
+	// In key order: a line with several problems gets the same error each time.
+	keys := slices.Sorted(maps.Keys(fields))
+	for _, k := range keys {
 		if k == "op" || k == "at" {
 			continue
 		}
@@ -363,7 +395,8 @@ func readOp(fields map[string]json.RawMessage) (Op, error) {
 			return op, fmt.Errorf("op %s needs %q", kind, k)
 		}
 	}
-	for k, v := range fields {
+	for _, k := range keys {
+		v := fields[k]
 		switch k {
 		case "pod":
 			if op.Pod, err = readString(v, "pod"); err == nil {

@@ -169,6 +169,14 @@ func (h *Heap[T]) index(id int32) int {
 	return int(h.pos[id]) - 1
 }
 
+// ReserveIDs makes room for IDs below n, so that the ID table grows once
+// rather than as IDs arrive.
+func (h *Heap[T]) ReserveIDs(n int) {
+	if n > len(h.pos) {
+		h.pos = append(h.pos, make([]int32, n-len(h.pos))...)
+	}
+}
+
 // AddOrUpdate inserts obj under id, or replaces the item with this ID and
 // restores the heap order (heap.Fix).
 func (h *Heap[T]) AddOrUpdate(id int32, key Key, obj T) {

@@ -1,0 +1,67 @@
+// Command schedq-upstream-replay is `kubectl schedq simulate --trace` with
+// upstream's PriorityQueue (k8s.io/kubernetes v1.36.3) in place of the model:
+// the same reader, replay and output, so that timing both commands measures
+// what the model saves a user end to end. make bench runs both
+// (BenchmarkSimulate_EndToEnd).
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/kubectl-schedq/kubectl-schedq/perf/difftest"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
+)
+
+func main() {
+	path := flag.String("trace", "", "Trace file to replay, or - for stdin")
+	flag.Parse()
+	if err := run(*path, os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+func run(path string, stdin io.Reader, stdout io.Writer) error {
+	if path == "" {
+		return errors.New("--trace is required (a file, or - for stdin)")
+	}
+	r, name := stdin, "stdin"
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("cannot read the trace: %w", err)
+		}
+		defer f.Close()
+		r, name = bufio.NewReaderSize(f, 64*1024), path
+	}
+	t, err := trace.Read(r)
+	if err != nil {
+		return lineError(name, err)
+	}
+	u, err := difftest.NewUpstream(t.Config, t.Plugins())
+	if err != nil {
+		return err
+	}
+	defer u.Close()
+	// Buffered as simulate does: an invalid trace prints nothing.
+	var out bytes.Buffer
+	if err := trace.Replay(t, u, &out); err != nil {
+		return lineError(name, err)
+	}
+	_, err = stdout.Write(out.Bytes())
+	return err
+}
+
+func lineError(name string, err error) error {
+	var le *trace.LineError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%s:%d: %v", name, le.Line, le.Err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}

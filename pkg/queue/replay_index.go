@@ -1,0 +1,65 @@
+package queue
+
+import "slices"
+
+// ReplayIndex is for replays only (kubectl schedq simulate), not a part of
+// the scheduler's queue: a replay numbers its pods densely from 0, as a trace
+// does, and gives the queue each pod's number as the pod's ID, so that the
+// queue never hashes a pod's key and the replay finds a pod by its number.
+// Upstream's queue has no such thing: a scheduler keys pods by name only.
+type ReplayIndex struct{ q *PriorityQueue }
+
+// NewReplayIndex returns the replay index of q.
+func NewReplayIndex(q *PriorityQueue) *ReplayIndex { return &ReplayIndex{q: q} }
+
+// SetPodID gives pod, whose key (namespace/name) is key, the ID id. The
+// caller keeps one ID per key; IDs should be small, as the sub-queues index
+// slices by them. It panics if pod is not named key or id is another key's.
+func (x *ReplayIndex) SetPodID(pod *Pod, key string, id int32) {
+	p := x.q
+	ns := len(pod.Namespace)
+	if len(key) != ns+1+len(pod.Name) || key[:ns] != pod.Namespace || key[ns] != '/' || key[ns+1:] != pod.Name {
+		panic("queue: SetPodID: key " + key + " is not the pod's namespace/name")
+	}
+	for int(id) >= len(p.keys) {
+		p.keys = append(p.keys, "")
+	}
+	switch p.keys[id] {
+	case key:
+	case "":
+		p.keys[id] = key
+		p.unmapped = append(p.unmapped, id)
+	default:
+		panic("queue: SetPodID: ID of " + p.keys[id] + " given to " + key)
+	}
+	pod.key, pod.internedBy, pod.id = key, p, id
+}
+
+// Reserve makes room for IDs below n, for a caller about to give SetPodID
+// that many: the tables indexed by ID then grow once, not as IDs arrive.
+func (x *ReplayIndex) Reserve(n int) {
+	p := x.q
+	p.keys = slices.Grow(p.keys, max(0, n-len(p.keys)))
+	p.unmapped = slices.Grow(p.unmapped, max(0, n-len(p.unmapped)))
+	p.activeQ.queue.ReserveIDs(n)
+	p.backoffQ.podBackoffQ.ReserveIDs(n)
+	p.backoffQ.podErrorBackoffQ.ReserveIDs(n)
+	p.unschedulablePods.reserveIDs(n)
+	if n > len(p.activeQ.inFlightPods) {
+		p.activeQ.inFlightPods = append(p.activeQ.inFlightPods, make([]int64, n-len(p.activeQ.inFlightPods))...)
+	}
+}
+
+// PodID returns the ID of the pod's key, assigning the next free one if the
+// queue has not seen the key.
+func (x *ReplayIndex) PodID(pod *Pod) int32 { return x.q.intern(pod) }
+
+// Locate is PriorityQueue.Locate for the pod whose ID is id, without reading
+// its Pod object.
+func (x *ReplayIndex) Locate(id int32) (Location, *QueuedPodInfo) {
+	p := x.q
+	if id < 0 || int(id) >= len(p.keys) || p.keys[id] == "" {
+		return "", nil
+	}
+	return p.locate(id)
+}

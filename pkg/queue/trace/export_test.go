@@ -1,0 +1,15 @@
+package trace
+
+import "io"
+
+// ReadJSON reads a trace decoding every line with encoding/json: the
+// reference the fast reader is tested against.
+func ReadJSON(r io.Reader) (*Trace, error) { return read(r, false) }
+
+// ReadsFast reports whether the fast reader takes line itself rather than
+// handing it to encoding/json.
+func ReadsFast(line string) bool {
+	var lr lineReader
+	_, ok := newBuilder(DefaultConfig()).fastLine(&lr, []byte(line), 1)
+	return ok
+}
