@@ -337,11 +337,14 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if o.Watch {
 		return o.watch(ctx)
 	}
+	defer lowerGCPercent()()
 	g, err := o.Gather(ctx)
 	if err != nil {
 		return err
 	}
 	in, warnings, notFound := g.Input, g.Warnings, g.NotFound
+	// Nothing listed is used after Infer, so that printing can reuse its memory.
+	explained := len(in.Pods)
 
 	list := NewExplanationList(explain.Infer(in), warnings, notFound, in.Now)
 	if o.SortBy != "" {
@@ -359,7 +362,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("pod(s) %s not found in namespace %q: name the pod's namespace with -n NAMESPACE ('kubectl get pods -A --field-selector metadata.name=%s' finds it)",
 			strings.Join(quoteAll(notFound), ", "), o.namespace, notFound[0])
 	}
-	if len(in.Pods) == 0 && len(o.podNames) == 0 {
+	if explained == 0 && len(o.podNames) == 0 {
 		fmt.Fprintln(o.ErrOut, "no pending pods")
 	}
 	return nil

@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"os"
+	"runtime/debug"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,8 +19,14 @@ import (
 // responses beside their decoded objects.
 const (
 	listChunkSize = 500
-	// listPageBuffer pages are fetched ahead while one is trimmed.
-	listPageBuffer = 1
+	// listPageBuffer: the next page is fetched while one is trimmed, and
+	// waits there; no more pages are held.
+	listPageBuffer = 0
+	// listGCPercent is the garbage collector's target while explain holds
+	// what it listed (unless GOGC says otherwise): the pages' garbage and
+	// the kept objects grow the heap together, and at the default 100 the
+	// heap may reach twice what is live.
+	listGCPercent = 50
 	// A list of n pods is n/500 requests, and the events as many: with
 	// client-go's default limit (5 per second, burst 10) 50,000 pending pods
 	// would wait 40 s on the client alone. These are kubectl's limits for
@@ -39,6 +47,16 @@ func listConfig(cfg *rest.Config) *rest.Config {
 	return cfg
 }
 
+// lowerGCPercent sets listGCPercent and returns what restores the previous
+// target.
+func lowerGCPercent() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(listGCPercent)
+	return func() { debug.SetGCPercent(old) }
+}
+
 // eachPage lists in pages of listChunkSize and hands fn every item.
 func eachPage(ctx context.Context, list func(context.Context, metav1.ListOptions) (runtime.Object, error), opts metav1.ListOptions, fn func(runtime.Object)) error {
 	p := pager.New(list)
@@ -50,15 +68,30 @@ func eachPage(ctx context.Context, list func(context.Context, metav1.ListOptions
 	})
 }
 
-// listPods lists pods, each trimmed by slimPod.
+// listPods lists pods, each trimmed by slimPod; the messages of their
+// PodScheduled conditions, most of them alike, are kept once.
 func listPods(ctx context.Context, c kubernetes.Interface, ns string, opts metav1.ListOptions) ([]*corev1.Pod, error) {
 	var out []*corev1.Pod
+	messages := map[string]string{}
 	err := eachPage(ctx, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return c.CoreV1().Pods(ns).List(ctx, opts)
 	}, opts, func(obj runtime.Object) {
-		out = append(out, slimPod(obj.(*corev1.Pod)))
+		p := slimPod(obj.(*corev1.Pod))
+		for i := range p.Status.Conditions {
+			p.Status.Conditions[i].Message = intern(messages, p.Status.Conditions[i].Message)
+		}
+		out = append(out, p)
 	})
 	return out, err
+}
+
+// intern returns the copy of s kept in seen.
+func intern(seen map[string]string, s string) string {
+	if k, ok := seen[s]; ok {
+		return k
+	}
+	seen[s] = s
+	return s
 }
 
 // listEvents lists events, each trimmed by slimEvent; their messages, most
@@ -70,11 +103,7 @@ func listEvents(ctx context.Context, c kubernetes.Interface, ns string, opts met
 		return c.CoreV1().Events(ns).List(ctx, opts)
 	}, opts, func(obj runtime.Object) {
 		e := slimEvent(obj.(*corev1.Event))
-		if m, ok := messages[e.Message]; ok {
-			e.Message = m
-		} else {
-			messages[e.Message] = e.Message
-		}
+		e.Message = intern(messages, e.Message)
 		out = append(out, e)
 	})
 	return out, err
