@@ -68,8 +68,9 @@ upstream-workloads: etcd ## workloads/ through upstream's scheduler_perf, gate o
 EXPLAIN_OUT      ?= $(CURDIR)/perf/out/explainacc
 EXPLAIN_DURATION ?= 5m
 KUBECTL_BIN      ?= $(CURDIR)/perf/out/kubectl
+EXPLAIN_SCALE_SIZES ?= 1000,5000,20000,50000
 
-.PHONY: explain-accuracy explain-speed
+.PHONY: explain-accuracy explain-speed explain-scale
 
 explain-accuracy: ## explain's placement, calibration and next-retry error against the scheduler's queue, gate on and off, EXPLAIN_DURATION each → perf/out/explainacc/report.md
 	cd perf && SCHEDQ_EXPLAINACC_DURATION=$(EXPLAIN_DURATION) SCHEDQ_EXPLAINACC_OUT=$(EXPLAIN_OUT) $(GO) test -count=1 -timeout 3h -run '^TestExplainAccuracy$$' -v ./explainacc/
@@ -80,6 +81,11 @@ $(KUBECTL_BIN):
 explain-speed: build $(KUBECTL_BIN) ## explain -A against kubectl get pods -A -o json, 5,000 pending pods → perf/out/explainacc/speed.md
 	cd perf && SCHEDQ_EXPLAIN_SPEED=1 KUBECTL=$(KUBECTL_BIN) SCHEDQ_PLUGIN=$(CURDIR)/$(BIN)/kubectl-schedq SCHEDQ_EXPLAINACC_OUT=$(EXPLAIN_OUT) \
 	  $(GO) test -count=1 -timeout 1h -run '^TestExplainSpeed$$' -v ./explainacc/
+
+explain-scale: build $(KUBECTL_BIN) ## explain -A against kubectl get pods -A -o json, and explain's peak RSS, at EXPLAIN_SCALE_SIZES pending pods → perf/out/explainacc/scale.md
+	cd perf && SCHEDQ_EXPLAIN_SCALE=1 SCHEDQ_EXPLAIN_SCALE_SIZES=$(EXPLAIN_SCALE_SIZES) KUBECTL=$(KUBECTL_BIN) SCHEDQ_PLUGIN=$(CURDIR)/$(BIN)/kubectl-schedq SCHEDQ_EXPLAINACC_OUT=$(EXPLAIN_OUT) \
+	  $(GO) test -count=1 -timeout 3h -run '^TestExplainScale$$' -v ./explainacc/
+	cat $(EXPLAIN_OUT)/scale.md
 
 # schedq-perf run: `make perf` runs the default workload on an embedded
 # control plane; PERF_FILE and PERF_FLAGS change what and how.

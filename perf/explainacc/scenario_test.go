@@ -1,6 +1,7 @@
 package explainacc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -108,6 +109,8 @@ var roundSteps = []step{
 type scenario struct {
 	client kubernetes.Interface
 	log    func(format string, args ...any)
+	// parallel is how many creates are under way at once; 0 means 8.
+	parallel int
 }
 
 // run plays rounds until d has passed (at least one round), then waits for
@@ -142,10 +145,10 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	}
 }
 
-// createPods creates n pods named prefix0, prefix1 …, eight at a time.
+// createPods creates n pods named prefix0, prefix1 …, s.parallel at a time.
 func (s *scenario) createPods(ctx context.Context, prefix string, n int, cpu string, sel map[string]string, gated bool) error {
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
+	sem := make(chan struct{}, cmp.Or(s.parallel, 8))
 	errs := make([]error, n)
 	for i := range n {
 		p := &v1.Pod{

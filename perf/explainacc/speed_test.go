@@ -14,6 +14,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
@@ -55,70 +56,12 @@ func TestExplainSpeed(t *testing.T) {
 	}
 	pods := envInt(t, SpeedPodsEnv, 5000)
 	runs := envInt(t, SpeedRunsEnv, 7)
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plugin := os.Getenv(PluginEnv)
-	if plugin == "" {
-		plugin = filepath.Join(root, "bin", "kubectl-schedq")
-	}
-	if _, err := os.Stat(plugin); err != nil {
-		t.Fatalf("%v: run make build (or set %s)", err, PluginEnv)
-	}
-	kubectl, kubectlName := findKubectl(t, root)
-
-	hideAPIServerMetrics()
-	logs := &testsupport.TailBuffer{Max: 64 << 10}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("control plane logs (tail):\n%s", logs)
-		}
-	})
+	plugin, kubectl, kubectlName := speedBinaries(t)
 	ctx := context.Background()
-	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	cp, err := embedded.Start(sctx, embedded.Options{Nodes: 4, LogOutput: logs})
-	cancel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cp.Stop() })
+	cp := startSpeedControlPlane(t, ctx)
+	park(t, ctx, cp, 0, pods, true)
 
-	began := time.Now()
-	s := &scenario{client: cp.Client(), log: t.Logf}
-	for i := 0; i < pods; i += 500 {
-		if err := s.createPods(ctx, fmt.Sprintf("parked-%d-", i/500), min(500, pods-i), "6", nil, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	client := cp.Client()
-	waitFor(t, 15*time.Minute, func() string {
-		if n := cp.Queue().Count()[groundtruth.Unschedulable]; n < pods {
-			return fmt.Sprintf("%d of %d pods in unschedulablePods", n, pods)
-		}
-		evs, err := client.CoreV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: "reason=" + explain.FailedSchedulingReason})
-		if err != nil {
-			return err.Error()
-		}
-		if len(evs.Items) < pods {
-			return fmt.Sprintf("%d of %d FailedScheduling events", len(evs.Items), pods)
-		}
-		return ""
-	})
-	t.Logf("%d pods parked in %v", pods, time.Since(began).Round(time.Second))
-
-	// explain's answer is complete.
-	out, err := run(ctx, cp.KubeconfigPath, plugin, "explain", "-A", "-o", "json")
-	if err != nil {
-		t.Fatalf("explain -A -o json: %v\n%s", err, out)
-	}
-	var list cmd.ExplanationList
-	if err := json.Unmarshal(out, &list); err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Items) != pods || list.Counts["unschedulablePods"] != pods || len(list.Warnings) > 0 {
-		t.Fatalf("explain -A: %d pods, counts %v, warnings %v; want %d unschedulable", len(list.Items), list.Counts, list.Warnings, pods)
-	}
+	checkExplainAll(t, ctx, cp, plugin, pods, true)
 
 	// Alternate the two, after one untimed run of each.
 	var kt, et, jt []time.Duration
@@ -154,14 +97,7 @@ func TestExplainSpeed(t *testing.T) {
 	}
 	fmt.Fprintf(&report, "\nratio of medians: **%.2f** (target ≤ %.1f)\n", ratio, speedTarget)
 	t.Log("\n" + report.String())
-	if dir := os.Getenv(OutEnv); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "speed.md"), []byte(report.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeReport(t, "speed.md", report.String())
 	if ratio > speedTarget {
 		t.Errorf("explain -A took %.2f× as long as %s (median %v vs %v), want at most %.1f×", ratio, kubectlName, em, km, speedTarget)
 	}
@@ -234,3 +170,314 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// Environment of TestExplainScale.
+const (
+	// ScaleEnv turns the test on: it takes tens of minutes.
+	ScaleEnv = "SCHEDQ_EXPLAIN_SCALE"
+	// ScaleSizesEnv lists the numbers of pending pods, ascending and comma
+	// separated (1000,5000,20000,50000); ScaleRunsEnv is the number of timed
+	// runs of each command at each size (3).
+	ScaleSizesEnv = "SCHEDQ_EXPLAIN_SCALE_SIZES"
+	ScaleRunsEnv  = "SCHEDQ_EXPLAIN_SCALE_RUNS"
+)
+
+// Targets of TestExplainScale: explain -A within the list's time at every
+// size, and its peak RSS under scaleRSSTarget per pending pod beyond what
+// it takes with none (some 40 MB, the binary and client-go's own: 40 KB per
+// pod at 1,000 pods, whatever explain does with them).
+const (
+	scaleTarget    = 1.0
+	scaleRSSTarget = 10 << 10 // bytes
+)
+
+// TestExplainScale grows one embedded control plane through the sizes of
+// ScaleSizesEnv (pending pods, each rejected by NodeResourcesFit with its
+// FailedScheduling event written by the scheduler) and at each size times
+// the built `kubectl schedq explain -A` against `kubectl get pods -A -o
+// json`, alternately, and reads each one's peak RSS (getrusage of the child,
+// ru_maxrss). It reports the time per 1,000 pods, to show how the time
+// grows, and the RSS per pending pod, and holds explain to the list's time
+// and to scaleRSSTarget per pod at every size.
+func TestExplainScale(t *testing.T) {
+	if testing.Short() || os.Getenv(ScaleEnv) == "" {
+		t.Skipf("set %s=1 (make explain-scale): grows a control plane to 50,000 pending pods", ScaleEnv)
+	}
+	sizes := envSizes(t, ScaleSizesEnv, []int{1000, 5000, 20000, 50000})
+	runs := envInt(t, ScaleRunsEnv, 3)
+	plugin, kubectl, kubectlName := speedBinaries(t)
+	rusage := buildMaxRSS(t)
+	ctx := context.Background()
+	cp := startSpeedControlPlane(t, ctx)
+
+	// explain's RSS with no pending pod: the binary and client-go's own,
+	// which no number of pods changes.
+	_, base, err := timed(ctx, rusage, cp.KubeconfigPath, plugin, "explain", "-A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []scaleRow
+	parked := 0
+	for _, n := range sizes {
+		park(t, ctx, cp, parked, n, false)
+		parked = n
+		r := scaleRow{pods: n}
+		// The untimed first run of explain checks its answer.
+		checkExplainAll(t, ctx, cp, plugin, n, false)
+		if _, _, err := timed(ctx, rusage, cp.KubeconfigPath, kubectl, "get", "pods", "-A", "-o", "json"); err != nil {
+			t.Fatal(err)
+		}
+		var et, kt []time.Duration
+		for range runs {
+			d, rss, err := timed(ctx, rusage, cp.KubeconfigPath, kubectl, "get", "pods", "-A", "-o", "json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			kt, r.listRSS = append(kt, d), max(r.listRSS, rss)
+			d, rss, err = timed(ctx, rusage, cp.KubeconfigPath, plugin, "explain", "-A")
+			if err != nil {
+				t.Fatal(err)
+			}
+			et, r.explainRSS = append(et, d), max(r.explainRSS, rss)
+		}
+		r.explain, r.list = median(et), median(kt)
+		t.Logf("%d pods: explain %s [%s], peak %.0f MB; %s %s [%s], peak %.0f MB", n,
+			dur(r.explain), durs(et), mb(r.explainRSS), kubectlName, dur(r.list), durs(kt), mb(r.listRSS))
+		rows = append(rows, r)
+		// Written at every size, so that a run cut short keeps its table.
+		writeReport(t, "scale.md", scaleReport(kubectlName, runs, base, rows))
+	}
+	t.Log("\n" + scaleReport(kubectlName, runs, base, rows))
+	for _, r := range rows {
+		if ratio := float64(r.explain) / float64(r.list); ratio > scaleTarget {
+			t.Errorf("%d pods: explain -A took %.2f× as long as %s (median %v vs %v), want at most %.1f×", r.pods, ratio, kubectlName, r.explain, r.list, scaleTarget)
+		}
+		if r.explainRSS-base > int64(r.pods)*scaleRSSTarget {
+			t.Errorf("%d pods: explain -A peaked at %.0f MB, %.1f KB per pod above its %.0f MB with none, want under %d KB", r.pods, mb(r.explainRSS), float64(r.explainRSS-base)/float64(r.pods)/1024, mb(base), scaleRSSTarget>>10)
+		}
+	}
+}
+
+// scaleRow is one size of TestExplainScale: medians and peak RSS.
+type scaleRow struct {
+	pods                int
+	explain, list       time.Duration
+	explainRSS, listRSS int64
+}
+
+// scaleReport is TestExplainScale's table.
+func scaleReport(kubectlName string, runs int, base int64, rows []scaleRow) string {
+	var report strings.Builder
+	fmt.Fprintf(&report, "## explain -A against %s at scale (embedded control plane)\n\n", kubectlName)
+	fmt.Fprintf(&report, "Medians of %d alternate runs at each size; peak RSS (ru_maxrss) is the largest of the runs. "+
+		"With no pending pod explain peaks at %.0f MB; \"above that\" is per pod beyond it.\n\n", runs, mb(base))
+	fmt.Fprintf(&report, "| pending pods | explain -A | list | ratio | explain per 1k pods | list per 1k pods | explain peak RSS | per pod | above that | list peak RSS |\n")
+	fmt.Fprintf(&report, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		k := float64(r.pods) / 1000
+		fmt.Fprintf(&report, "| %d | %.2f s | %.2f s | %.2f | %.3f s | %.3f s | %.0f MB | %.1f KB | %.1f KB | %.0f MB |\n", r.pods,
+			r.explain.Seconds(), r.list.Seconds(), float64(r.explain)/float64(r.list), r.explain.Seconds()/k, r.list.Seconds()/k,
+			mb(r.explainRSS), float64(r.explainRSS)/float64(r.pods)/1024, float64(r.explainRSS-base)/float64(r.pods)/1024, mb(r.listRSS))
+	}
+	if len(rows) > 1 {
+		first, last := rows[0], rows[len(rows)-1]
+		fmt.Fprintf(&report, "\nfrom %d to %d pods: explain's RSS grows by %.1f KB per added pod\n", first.pods, last.pods,
+			float64(last.explainRSS-first.explainRSS)/float64(last.pods-first.pods)/1024)
+	}
+	return report.String()
+}
+
+// speedBinaries returns the plugin and the kubectl to compare it with.
+func speedBinaries(t *testing.T) (plugin, kubectl, kubectlName string) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugin = os.Getenv(PluginEnv)
+	if plugin == "" {
+		plugin = filepath.Join(root, "bin", "kubectl-schedq")
+	}
+	if _, err := os.Stat(plugin); err != nil {
+		t.Fatalf("%v: run make build (or set %s)", err, PluginEnv)
+	}
+	kubectl, kubectlName = findKubectl(t, root)
+	return plugin, kubectl, kubectlName
+}
+
+// speedSchedulerConfig raises the scheduler's client limits: every failed
+// attempt patches the pod's status and writes an event, and at the default
+// 50 requests per second parking 50,000 pods would take half an hour. The
+// lists timed afterwards do not go through the scheduler's client.
+const speedSchedulerConfig = `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  qps: 5000
+  burst: 10000
+`
+
+// startSpeedControlPlane starts the control plane TestExplainSpeed and
+// TestExplainScale park their pods on: four 4-CPU nodes, the scheduler's
+// /metrics trimmed to what a real kube-scheduler serves (see
+// hideAPIServerMetrics).
+func startSpeedControlPlane(t *testing.T, ctx context.Context) *embedded.ControlPlane {
+	t.Helper()
+	hideAPIServerMetrics()
+	logs := &testsupport.TailBuffer{Max: 64 << 10}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("control plane logs (tail):\n%s", logs)
+		}
+	})
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	cp, err := embedded.Start(sctx, embedded.Options{
+		Nodes: 4, LogOutput: logs,
+		SchedulerConfigData: []byte(speedSchedulerConfig), SchedulerConfigSource: "speedSchedulerConfig",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cp.Stop() })
+	return cp
+}
+
+// park creates the pods numbered from to to, 500 at a time, each asking
+// for more CPU than any node has, and waits until every one of the to pods
+// has its FailedScheduling event and, with allParked, until all of them are
+// in unschedulablePods. (Past five minutes there the scheduler's leftover
+// flush retries them, a few thousand a minute at 50,000 pods, so that a
+// large cluster never has them all there at once.)
+func park(t *testing.T, ctx context.Context, cp *embedded.ControlPlane, from, to int, allParked bool) {
+	t.Helper()
+	began := time.Now()
+	s := &scenario{client: cp.Client(), log: t.Logf, parallel: 32}
+	for i := from; i < to; i += 500 {
+		if err := s.createPods(ctx, fmt.Sprintf("parked-%d-", i/500), min(500, to-i), "6", nil, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	created := time.Since(began)
+	client := cp.Client()
+	testsupport.Eventually(t, 30*time.Minute, time.Second, func() string {
+		if n := cp.Queue().Count()[groundtruth.Unschedulable]; allParked && n < to {
+			return fmt.Sprintf("%d of %d pods in unschedulablePods", n, to)
+		}
+		n, err := podsWithEvents(ctx, client, explain.FailedSchedulingReason)
+		if err != nil {
+			return err.Error()
+		}
+		if n < to {
+			return fmt.Sprintf("%d of %d pods with a FailedScheduling event", n, to)
+		}
+		return ""
+	})
+	t.Logf("%d pods parked (%d created in %v, all with their event after %v)", to, to-from, created.Round(time.Second), time.Since(began).Round(time.Second))
+}
+
+// podsWithEvents counts the pods that have an event with this reason,
+// listing the events in pages.
+func podsWithEvents(ctx context.Context, client kubernetes.Interface, reason string) (int, error) {
+	pods := map[string]bool{}
+	opts := metav1.ListOptions{FieldSelector: "reason=" + reason, Limit: 500}
+	for {
+		evs, err := client.CoreV1().Events(metav1.NamespaceAll).List(ctx, opts)
+		if err != nil {
+			return 0, err
+		}
+		for _, e := range evs.Items {
+			pods[e.InvolvedObject.Namespace+"/"+e.InvolvedObject.Name] = true
+		}
+		if evs.Continue == "" {
+			return len(pods), nil
+		}
+		opts.Continue = evs.Continue
+	}
+}
+
+// checkExplainAll runs explain -A -o json and checks that it explains the
+// pods pending pods without warnings; with allParked, that it places all of
+// them in unschedulablePods. (Pods parked for over five minutes are moved
+// by the scheduler's leftover flush and retried, so a long run has a few of
+// them elsewhere at any time.)
+func checkExplainAll(t *testing.T, ctx context.Context, cp *embedded.ControlPlane, plugin string, pods int, allParked bool) {
+	t.Helper()
+	out, err := run(ctx, cp.KubeconfigPath, plugin, "explain", "-A", "-o", "json")
+	if err != nil {
+		t.Fatalf("explain -A -o json: %v\n%s", err, out)
+	}
+	var list cmd.ExplanationList
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != pods || len(list.Warnings) > 0 || allParked && list.Counts["unschedulablePods"] != pods {
+		t.Fatalf("explain -A: %d pods, counts %v, warnings %v; want %d unschedulable", len(list.Items), list.Counts, list.Warnings, pods)
+	}
+}
+
+// timed runs bin through maxrss (built into rusage by buildMaxRSS), its
+// output discarded, and returns its wall time and peak RSS in bytes.
+func timed(ctx context.Context, rusage, kubeconfig, bin string, args ...string) (time.Duration, int64, error) {
+	out := filepath.Join(filepath.Dir(rusage), "last")
+	c := exec.CommandContext(ctx, rusage, append([]string{out, bin}, args...)...)
+	c.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return 0, 0, err
+	}
+	var ns, rss int64
+	if _, err := fmt.Sscan(string(b), &ns, &rss); err != nil {
+		return 0, 0, fmt.Errorf("maxrss wrote %q: %v", b, err)
+	}
+	return time.Duration(ns), rss, nil
+}
+
+// buildMaxRSS builds ./maxrss, which reads a child's peak RSS as the
+// child's own (see there why the test process cannot).
+func buildMaxRSS(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "maxrss")
+	if out, err := exec.Command("go", "build", "-o", p, "./maxrss").CombinedOutput(); err != nil {
+		t.Fatalf("building maxrss: %v\n%s", err, out)
+	}
+	return p
+}
+
+// writeReport writes a report into OutEnv's directory, if set.
+func writeReport(t *testing.T, name, report string) {
+	t.Helper()
+	dir := os.Getenv(OutEnv)
+	if dir == "" {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func envSizes(t *testing.T, name string, def []int) []int {
+	t.Helper()
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 || len(out) > 0 && n <= out[len(out)-1] {
+			t.Fatalf("%s=%q: want ascending positive numbers, comma separated", name, s)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func mb(b int64) float64 { return float64(b) / (1 << 20) }

@@ -128,8 +128,9 @@ the evidence cannot tell two queues apart, it says so.
 
 It only reads: pods, events, nodes, and the scheduler's metrics (found like
 'kubectl schedq status' finds them). Without the metrics it still answers,
-with lower confidence, and says what is missing. It makes the same few API
-calls whatever the number of pods, all at once.`,
+with lower confidence, and says what is missing. It lists pods, events and
+nodes all at once, in pages of 500 as kubectl does, and keeps of each object
+only what it reads.`,
 		Example: `  # One pod
   kubectl schedq explain web-7d9f -n shop
 
@@ -208,7 +209,7 @@ func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if o.client, err = kubernetes.NewForConfig(cfg); err != nil {
+	if o.client, err = kubernetes.NewForConfig(listConfig(cfg)); err != nil {
 		return err
 	}
 	if !o.NoMetrics && o.source == nil {
@@ -336,11 +337,14 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if o.Watch {
 		return o.watch(ctx)
 	}
+	defer lowerGCPercent()()
 	g, err := o.Gather(ctx)
 	if err != nil {
 		return err
 	}
 	in, warnings, notFound := g.Input, g.Warnings, g.NotFound
+	// Nothing listed is used after Infer, so that printing can reuse its memory.
+	explained := len(in.Pods)
 
 	list := NewExplanationList(explain.Infer(in), warnings, notFound, in.Now)
 	if o.SortBy != "" {
@@ -358,7 +362,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("pod(s) %s not found in namespace %q: name the pod's namespace with -n NAMESPACE ('kubectl get pods -A --field-selector metadata.name=%s' finds it)",
 			strings.Join(quoteAll(notFound), ", "), o.namespace, notFound[0])
 	}
-	if len(in.Pods) == 0 && len(o.podNames) == 0 {
+	if explained == 0 && len(o.podNames) == 0 {
 		fmt.Fprintln(o.ErrOut, "no pending pods")
 	}
 	return nil
@@ -388,8 +392,9 @@ func (o *ExplainOptions) print(list *ExplanationList) error {
 }
 
 // Gather lists the pods, the events and the nodes and scrapes the scheduler
-// once, all at the same time: a fixed number of calls whatever the number of
-// pods, answered as nearly at one instant as they can be. Input.Now is when
+// once, all at the same time, answered as nearly at one instant as they can
+// be; lists come in pages (listPods), so the number of calls grows by one
+// per 500 objects. Input.Now is when
 // the calls were made: the API server answers a list, and the scheduler a
 // scrape, as of when it receives the call, however long the answer then
 // takes to arrive and be decoded.
@@ -415,9 +420,9 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 
 	var (
 		wg                                      sync.WaitGroup
-		targetList, allList                     *corev1.PodList
-		evList                                  *corev1.EventList
-		nodeList                                *corev1.NodeList
+		targetList, allList                     []*corev1.Pod
+		events                                  []corev1.Event
+		nodes                                   []*corev1.Node
 		snap                                    *metricscrape.Snapshot
 		targetErr, allErr, evErr, nodeErr, sErr error
 	)
@@ -436,21 +441,21 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 				opts.FieldSelector = pending
 			}
 		}
-		targetList, targetErr = o.client.CoreV1().Pods(ns).List(ctx, opts)
+		targetList, targetErr = listPods(ctx, o.client, ns, opts)
 	})
 	if listAll {
 		run(func() {
-			allList, allErr = o.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: pending})
+			allList, allErr = listPods(ctx, o.client, metav1.NamespaceAll, metav1.ListOptions{FieldSelector: pending})
 		})
 	}
 	run(func() {
-		evList, evErr = o.client.CoreV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: failed})
+		events, evErr = listEvents(ctx, o.client, metav1.NamespaceAll, metav1.ListOptions{FieldSelector: failed})
 		if apierrors.IsForbidden(evErr) && ns != metav1.NamespaceAll {
-			evList, evErr = o.client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: failed})
+			events, evErr = listEvents(ctx, o.client, ns, metav1.ListOptions{FieldSelector: failed})
 		}
 	})
 	run(func() {
-		nodeList, nodeErr = o.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		nodes, nodeErr = listNodes(ctx, o.client)
 	})
 	if !o.NoMetrics {
 		run(func() {
@@ -475,8 +480,8 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	}
 	if len(o.podNames) > 0 {
 		byName := map[string]*corev1.Pod{}
-		for i := range targetList.Items {
-			byName[targetList.Items[i].Name] = &targetList.Items[i]
+		for _, p := range targetList {
+			byName[p.Name] = p
 		}
 		for _, n := range o.podNames {
 			if p, ok := byName[n]; ok {
@@ -486,9 +491,7 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 			}
 		}
 	} else {
-		for i := range targetList.Items {
-			targets = append(targets, &targetList.Items[i])
-		}
+		targets = targetList
 	}
 
 	// 2. Every pending pod.
@@ -497,10 +500,7 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	if listAll {
 		switch {
 		case allErr == nil:
-			all = nil
-			for i := range allList.Items {
-				all = append(all, &allList.Items[i])
-			}
+			all = allList
 		case apierrors.IsForbidden(allErr):
 			warnings = append(warnings, "cannot list pods in all namespaces: placement is reasoned over this namespace's pending pods only")
 		default:
@@ -509,21 +509,14 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 	}
 
 	// 3. FailedScheduling events.
-	var events []corev1.Event
-	if evErr == nil {
-		events = evList.Items
-	} else {
+	if evErr != nil {
+		events = nil
 		warnings = append(warnings, fmt.Sprintf("cannot list events (%v): failures are read from the pods' conditions only", shortError(bounded("listing FailedScheduling events", bound, evErr))))
 	}
 
 	// 4. Nodes: the ones added since a pod failed may have moved it on.
-	var nodes []*corev1.Node
-	if nodeErr == nil {
-		nodes = make([]*corev1.Node, 0, len(nodeList.Items))
-		for i := range nodeList.Items {
-			nodes = append(nodes, &nodeList.Items[i])
-		}
-	} else {
+	if nodeErr != nil {
+		nodes = nil
 		warnings = append(warnings, fmt.Sprintf("cannot list nodes (%v): nodes added since a pod failed are not seen", shortError(bounded("listing nodes", bound, nodeErr))))
 	}
 

@@ -1,0 +1,181 @@
+package cmd
+
+import (
+	"context"
+	"os"
+	"runtime/debug"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/pager"
+)
+
+// How explain lists: in pages of kubectl's --chunk-size (500), each page
+// trimmed to what explain reads before the next one is decoded, so that
+// memory grows with the pods by what explain keeps of each, not by whole
+// responses beside their decoded objects.
+const (
+	listChunkSize = 500
+	// listPageBuffer: the next page is fetched while one is trimmed, and
+	// waits there; no more pages are held.
+	listPageBuffer = 0
+	// listGCPercent is the garbage collector's target while explain holds
+	// what it listed (unless GOGC says otherwise): the pages' garbage and
+	// the kept objects grow the heap together, and at the default 100 the
+	// heap may reach twice what is live.
+	listGCPercent = 50
+	// A list of n pods is n/500 requests, and the events as many: with
+	// client-go's default limit (5 per second, burst 10) 50,000 pending pods
+	// would wait 40 s on the client alone. These are kubectl's limits for
+	// discovery, its other many-request reading.
+	listQPS   = 50
+	listBurst = 300
+)
+
+// listConfig is cfg for explain's lists: protobuf (about a third of JSON's
+// bytes and decoding time for pods and events), and the request limits above.
+func listConfig(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.ContentType = runtime.ContentTypeProtobuf
+	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	if cfg.QPS == 0 && cfg.RateLimiter == nil {
+		cfg.QPS, cfg.Burst = listQPS, listBurst
+	}
+	return cfg
+}
+
+// lowerGCPercent sets listGCPercent and returns what restores the previous
+// target.
+func lowerGCPercent() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(listGCPercent)
+	return func() { debug.SetGCPercent(old) }
+}
+
+// eachPage lists in pages of listChunkSize and hands fn every item.
+func eachPage(ctx context.Context, list func(context.Context, metav1.ListOptions) (runtime.Object, error), opts metav1.ListOptions, fn func(runtime.Object)) error {
+	p := pager.New(list)
+	p.PageSize = listChunkSize
+	p.PageBufferSize = listPageBuffer
+	return p.EachListItem(ctx, opts, func(obj runtime.Object) error {
+		fn(obj)
+		return nil
+	})
+}
+
+// listPods lists pods, each trimmed by slimPod; the messages of their
+// PodScheduled conditions, most of them alike, are kept once.
+func listPods(ctx context.Context, c kubernetes.Interface, ns string, opts metav1.ListOptions) ([]*corev1.Pod, error) {
+	var out []*corev1.Pod
+	messages := map[string]string{}
+	err := eachPage(ctx, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return c.CoreV1().Pods(ns).List(ctx, opts)
+	}, opts, func(obj runtime.Object) {
+		p := slimPod(obj.(*corev1.Pod))
+		for i := range p.Status.Conditions {
+			p.Status.Conditions[i].Message = intern(messages, p.Status.Conditions[i].Message)
+		}
+		out = append(out, p)
+	})
+	return out, err
+}
+
+// intern returns the copy of s kept in seen.
+func intern(seen map[string]string, s string) string {
+	if k, ok := seen[s]; ok {
+		return k
+	}
+	seen[s] = s
+	return s
+}
+
+// listEvents lists events, each trimmed by slimEvent; their messages, most
+// of them alike, are kept once.
+func listEvents(ctx context.Context, c kubernetes.Interface, ns string, opts metav1.ListOptions) ([]corev1.Event, error) {
+	var out []corev1.Event
+	messages := map[string]string{}
+	err := eachPage(ctx, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return c.CoreV1().Events(ns).List(ctx, opts)
+	}, opts, func(obj runtime.Object) {
+		e := slimEvent(obj.(*corev1.Event))
+		e.Message = intern(messages, e.Message)
+		out = append(out, e)
+	})
+	return out, err
+}
+
+// listNodes lists nodes, without their managed fields and image lists.
+func listNodes(ctx context.Context, c kubernetes.Interface) ([]*corev1.Node, error) {
+	out := []*corev1.Node{}
+	err := eachPage(ctx, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return c.CoreV1().Nodes().List(ctx, opts)
+	}, metav1.ListOptions{}, func(obj runtime.Object) {
+		n := obj.(*corev1.Node).DeepCopy()
+		n.ManagedFields, n.Annotations = nil, nil
+		n.Status.Images = nil
+		out = append(out, n)
+	})
+	return out, err
+}
+
+// slimPod copies what explain reads of a pod: its identity, what says
+// whether and by whom it is scheduled (node, phase, scheduler, gates,
+// deletion, PodScheduled), its priority, and what its hints check against
+// nodes (requests, node selector and affinity, tolerations). The rest —
+// managed fields, containers' commands, env, volumes, statuses — can be many
+// times as large and is dropped with the page.
+func slimPod(p *corev1.Pod) *corev1.Pod {
+	s := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: p.Name, Namespace: p.Namespace, UID: p.UID, ResourceVersion: p.ResourceVersion,
+			CreationTimestamp: p.CreationTimestamp, DeletionTimestamp: p.DeletionTimestamp,
+		},
+		Spec: corev1.PodSpec{
+			NodeName: p.Spec.NodeName, SchedulerName: p.Spec.SchedulerName, Priority: p.Spec.Priority,
+			SchedulingGates: p.Spec.SchedulingGates, NodeSelector: p.Spec.NodeSelector,
+			Tolerations: p.Spec.Tolerations, Overhead: p.Spec.Overhead, Resources: p.Spec.Resources,
+			Containers: slimContainers(p.Spec.Containers), InitContainers: slimContainers(p.Spec.InitContainers),
+		},
+		Status: corev1.PodStatus{Phase: p.Status.Phase},
+	}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		s.Spec.Affinity = &corev1.Affinity{NodeAffinity: a.NodeAffinity}
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			s.Status.Conditions = []corev1.PodCondition{c}
+		}
+	}
+	return s
+}
+
+// slimContainers keeps containers' names and requests.
+func slimContainers(cs []corev1.Container) []corev1.Container {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := make([]corev1.Container, len(cs))
+	for i, c := range cs {
+		out[i] = corev1.Container{Name: c.Name, Resources: corev1.ResourceRequirements{Requests: c.Resources.Requests}}
+	}
+	return out
+}
+
+// slimEvent copies what explain reads of an event: its reason, message,
+// counts and times, and the pod it is about.
+func slimEvent(e *corev1.Event) corev1.Event {
+	return corev1.Event{
+		ObjectMeta: metav1.ObjectMeta{Name: e.Name, Namespace: e.Namespace, UID: e.UID, ResourceVersion: e.ResourceVersion},
+		InvolvedObject: corev1.ObjectReference{
+			Kind: e.InvolvedObject.Kind, Namespace: e.InvolvedObject.Namespace, Name: e.InvolvedObject.Name, UID: e.InvolvedObject.UID,
+		},
+		Reason: e.Reason, Message: e.Message, Count: e.Count,
+		FirstTimestamp: e.FirstTimestamp, LastTimestamp: e.LastTimestamp, EventTime: e.EventTime, Series: e.Series,
+		Type: e.Type,
+	}
+}

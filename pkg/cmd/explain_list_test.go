@@ -1,0 +1,176 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
+)
+
+// pagedPods serves n pods in pages as the API server does (limit, continue)
+// and records each call's limit.
+func pagedPods(n int) (*fake.Clientset, *[]int64) {
+	client := fake.NewSimpleClientset()
+	var limits []int64
+	client.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		opts := a.(k8stesting.ListActionImpl).GetListOptions()
+		limits = append(limits, opts.Limit)
+		from, _ := strconv.Atoi(opts.Continue)
+		to := min(n, from+int(opts.Limit))
+		list := &corev1.PodList{}
+		for i := from; i < to; i++ {
+			list.Items = append(list.Items, corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p-%d", i),
+				ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}}})
+		}
+		if to < n {
+			list.Continue = strconv.Itoa(to)
+		}
+		return true, list, nil
+	})
+	return client, &limits
+}
+
+func TestListPods_pages(t *testing.T) {
+	client, limits := pagedPods(1234)
+	pods, err := listPods(context.Background(), client, metav1.NamespaceAll, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods) != 1234 || pods[0].Name != "p-0" || pods[1233].Name != "p-1233" {
+		t.Fatalf("got %d pods, want p-0 … p-1233", len(pods))
+	}
+	if want := []int64{500, 500, 500}; !reflect.DeepEqual(*limits, want) {
+		t.Errorf("limits %v, want %v (kubectl's chunks)", *limits, want)
+	}
+	if pods[0].ManagedFields != nil {
+		t.Errorf("managed fields kept: %v", pods[0].ManagedFields)
+	}
+}
+
+// The pages share the command's bound: a list that outlives it stops.
+func TestListPods_boundedAcrossPages(t *testing.T) {
+	client, _ := pagedPods(5000)
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	client.PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if calls++; calls == 3 {
+			cancel()
+		}
+		return false, nil, nil
+	})
+	if _, err := listPods(ctx, client, metav1.NamespaceAll, metav1.ListOptions{}); err == nil {
+		t.Fatal("no error from a list whose context ended")
+	}
+	if calls > 4 {
+		t.Errorf("%d pages listed after the context ended", calls-3)
+	}
+}
+
+// slimPod and slimEvent keep everything explain.Infer reads: its answer on
+// the trimmed objects is its answer on the whole ones.
+func TestSlimObjects_sameExplanations(t *testing.T) {
+	now := explainNow
+	prio := int32(1000)
+	full := func(name string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID(name), ResourceVersion: "7",
+				CreationTimestamp: metav1.NewTime(now.Add(-time.Minute)),
+				Labels:            map[string]string{"app": "web"}, Annotations: map[string]string{"a": "b"},
+				ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}},
+			Spec: corev1.PodSpec{
+				Priority: &prio,
+				Containers: []corev1.Container{{Name: "c", Image: "img", Command: []string{"sleep"},
+					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("6")}}}},
+				InitContainers: []corev1.Container{{Name: "i", Image: "img",
+					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}}},
+				Overhead:    corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")},
+				Tolerations: []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}},
+			},
+		}
+	}
+	fail := "0/4 nodes are available: 4 Insufficient cpu. preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod."
+	affinity := "0/4 nodes are available: 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."
+	var pods []*corev1.Pod
+	var events []corev1.Event
+	add := func(p *corev1.Pod, msg string) {
+		if msg != "" {
+			at := now.Add(-20 * time.Second)
+			p.Status.Conditions = []corev1.PodCondition{
+				{Type: corev1.PodReadyToStartContainers, Status: corev1.ConditionFalse},
+				{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: msg, LastTransitionTime: metav1.NewTime(at)},
+			}
+			events = append(events, corev1.Event{
+				ObjectMeta:     metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name + ".1", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "s"}}},
+				InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID, APIVersion: "v1"},
+				Reason:         explain.FailedSchedulingReason, Message: msg, EventTime: metav1.NewMicroTime(at), Count: 2,
+				Series: &corev1.EventSeries{Count: 3, LastObservedTime: metav1.NewMicroTime(at.Add(5 * time.Second))},
+				Source: corev1.EventSource{Component: "default-scheduler"}, ReportingController: "default-scheduler",
+			})
+		}
+		pods = append(pods, p)
+	}
+	add(full("big"), fail)
+	sel := full("selector")
+	sel.Spec.NodeSelector = map[string]string{"pool": "gpu"}
+	add(sel, affinity)
+	aff := full("affinity")
+	aff.Spec.Affinity = &corev1.Affinity{
+		NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"gpu"}}}}}}},
+		PodAntiAffinity: &corev1.PodAntiAffinity{},
+	}
+	add(aff, affinity)
+	gated := full("gated")
+	gated.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/hold"}}
+	add(gated, "")
+	other := full("other")
+	other.Spec.SchedulerName = "my-scheduler"
+	add(other, "")
+	bound := full("bound")
+	bound.Spec.NodeName = "node-0"
+	add(bound, "")
+	deleting := full("deleting")
+	deleting.DeletionTimestamp = &metav1.Time{Time: now}
+	add(deleting, fail)
+	done := full("done")
+	done.Status.Phase = corev1.PodSucceeded
+	add(done, "")
+	add(full("new"), "")
+
+	// A node added after the failures, that fits the selector's pod.
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "gpu-0", Labels: map[string]string{"pool": "gpu"}, CreationTimestamp: metav1.NewTime(now.Add(-10 * time.Second))},
+		Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("16Gi"), corev1.ResourcePods: resource.MustParse("110")},
+			Images: []corev1.ContainerImage{{Names: []string{"img"}}}},
+	}
+
+	in := explain.Input{Now: now, Pods: pods, Events: events, Nodes: []*corev1.Node{node}, Config: explain.DefaultConfig()}
+	slim := in
+	slim.Pods, slim.Events = nil, nil
+	for _, p := range pods {
+		slim.Pods = append(slim.Pods, slimPod(p))
+	}
+	for i := range events {
+		slim.Events = append(slim.Events, slimEvent(&events[i]))
+	}
+	want, got := explain.Infer(in), explain.Infer(slim)
+	if !reflect.DeepEqual(got, want) {
+		for i := range want {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Errorf("%s: trimmed\n%+v\nwhole\n%+v", want[i].Name, got[i], want[i])
+			}
+		}
+	}
+}
