@@ -87,7 +87,7 @@ func (o *SimulateOptions) Run() error {
 	}
 	t, err := trace.Read(r)
 	if err != nil {
-		return traceError(name, err)
+		return trace.FileError(name, err)
 	}
 	if t.Len() == 0 {
 		fmt.Fprintf(o.ErrOut, "warning: %s: the trace has a header and no operations\n", name)
@@ -95,49 +95,8 @@ func (o *SimulateOptions) Run() error {
 	if o.PopFromBackoffQ != "" {
 		t.Config.PopFromBackoffQ = o.PopFromBackoffQ == "true"
 	}
-	// Buffer everything: a trace found invalid half-way prints nothing.
-	var out blockBuffer
-	if err := trace.Replay(t, trace.NewModel(t.Config, t.Plugins()), &out); err != nil {
-		return traceError(name, err)
-	}
-	return out.writeTo(o.Out)
-}
-
-// blockBuffer holds output in blocks: unlike a bytes.Buffer it never copies
-// what it holds to grow, and a replay's output can be tens of megabytes.
-type blockBuffer struct{ blocks [][]byte }
-
-const outputBlock = 1 << 20
-
-func (b *blockBuffer) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		last := len(b.blocks) - 1
-		if last < 0 || len(b.blocks[last]) == cap(b.blocks[last]) {
-			b.blocks = append(b.blocks, make([]byte, 0, outputBlock))
-			last++
-		}
-		blk := &b.blocks[last]
-		c := min(len(p), cap(*blk)-len(*blk))
-		*blk = append(*blk, p[:c]...)
-		p = p[c:]
-	}
-	return n, nil
-}
-
-func (b *blockBuffer) writeTo(w io.Writer) error {
-	for _, blk := range b.blocks {
-		if _, err := w.Write(blk); err != nil {
-			return err
-		}
+	if err := trace.ReplayAll(t, trace.NewModel(t.Config, t.Plugins()), o.Out); err != nil {
+		return trace.FileError(name, err)
 	}
 	return nil
-}
-
-func traceError(name string, err error) error {
-	var le *trace.LineError
-	if errors.As(err, &le) {
-		return fmt.Errorf("%s:%d: %v", name, le.Line, le.Err)
-	}
-	return fmt.Errorf("%s: %w", name, err)
 }

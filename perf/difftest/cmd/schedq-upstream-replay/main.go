@@ -6,8 +6,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -38,30 +36,19 @@ func run(path string, stdin io.Reader, stdout io.Writer) error {
 			return fmt.Errorf("cannot read the trace: %w", err)
 		}
 		defer f.Close()
-		r, name = bufio.NewReaderSize(f, 64*1024), path
+		r, name = f, path
 	}
 	t, err := trace.Read(r)
 	if err != nil {
-		return lineError(name, err)
+		return trace.FileError(name, err)
 	}
 	u, err := difftest.NewUpstream(t.Config, t.Plugins())
 	if err != nil {
 		return err
 	}
 	defer u.Close()
-	// Buffered as simulate does: an invalid trace prints nothing.
-	var out bytes.Buffer
-	if err := trace.Replay(t, u, &out); err != nil {
-		return lineError(name, err)
+	if err := trace.ReplayAll(t, u, stdout); err != nil {
+		return trace.FileError(name, err)
 	}
-	_, err = stdout.Write(out.Bytes())
-	return err
-}
-
-func lineError(name string, err error) error {
-	var le *trace.LineError
-	if errors.As(err, &le) {
-		return fmt.Errorf("%s:%d: %v", name, le.Line, le.Err)
-	}
-	return fmt.Errorf("%s: %w", name, err)
+	return nil
 }
