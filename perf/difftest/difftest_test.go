@@ -320,3 +320,84 @@ func envInt(t testing.TB, name string, def int) int {
 	}
 	return v
 }
+
+// lateRegistration registers each plugin with its driver just before the
+// first operation that names it, the latest a stream may (trace.StreamDriver).
+type lateRegistration struct {
+	trace.StreamDriver
+	seen map[string]bool
+}
+
+func (l *lateRegistration) register(plugins ...[]string) {
+	for _, list := range plugins {
+		for _, p := range list {
+			if !l.seen[p] {
+				l.seen[p] = true
+				l.RegisterPlugins([]string{p})
+			}
+		}
+	}
+}
+
+func (l *lateRegistration) Fail(pod string, plugins, pending []string) {
+	l.register(plugins, pending)
+	l.StreamDriver.Fail(pod, plugins, pending)
+}
+
+func (l *lateRegistration) Event(label string, queue []string) {
+	l.register(queue)
+	l.StreamDriver.Event(label, queue)
+}
+
+// TestDifferential_Streamed: simulate replays a trace as it reads it, and
+// registers each plugin no later than where the trace first names it rather
+// than from the start (trace.StreamDriver). On random traces that name their
+// plugins only where a fail or an event first uses them, upstream's queue
+// and the model, each registering every plugin at the last moment, print
+// what upstream prints with every plugin registered from the start.
+func TestDifferential_Streamed(t *testing.T) {
+	n := envInt(t, "SCHEDQ_DIFF_TRACES", 200)
+	if testing.Short() && os.Getenv("SCHEDQ_DIFF_TRACES") == "" {
+		n = 40
+	}
+	late := 0
+	for i := 0; i < n; i++ {
+		seed, pfb := int64(i+1), i%2 == 0
+		tr := tracegen.Generate(seed, profile(seed, pfb))
+		// Without the generator's first event, which names every plugin.
+		ops := tr.Ops()
+		if len(ops) > 0 && ops[0].Kind == trace.OpEvent {
+			ops = ops[1:]
+			late++
+		}
+		tr = trace.New(tr.Config, ops)
+		want, errs, err := replayUpstream(tr)
+		if err != nil || len(errs) > 0 {
+			t.Fatalf("seed %d: upstream: %v %q", seed, err, errs)
+		}
+		u, err := NewUpstream(tr.Config, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, side := range []struct {
+			name string
+			d    trace.StreamDriver
+		}{{"upstream", u}, {"model", trace.NewModel(tr.Config, nil)}} {
+			var got bytes.Buffer
+			err := trace.Replay(tr, &lateRegistration{StreamDriver: side.d, seen: map[string]bool{}}, &got)
+			if side.name == "upstream" {
+				u.Close()
+			}
+			if err != nil {
+				t.Fatalf("seed %d: %s registering late: %v", seed, side.name, err)
+			}
+			if diff := trace.Compare(want, got.Bytes()); diff != "" {
+				path := writeTrace(t, fmt.Sprintf("schedq-diff-late-seed%d-", seed), tr)
+				t.Fatalf("seed %d (%s): %s with plugins registered late vs upstream with all from the start: %s", seed, path, side.name, diff)
+			}
+		}
+	}
+	if late < n/2 {
+		t.Fatalf("only %d of %d traces name their plugins late", late, n)
+	}
+}

@@ -50,12 +50,14 @@ type Upstream struct {
 	cancel context.CancelFunc
 	logger klog.Logger
 	errs   *errorSink
+	// hints is the queue's hint map for the default profile.
+	hints upstreamqueue.QueueingHintMap
 
 	pods     map[string]*v1.Pod
 	inFlight map[string]*framework.QueuedPodInfo
 }
 
-var _ trace.Driver = (*Upstream)(nil)
+var _ trace.StreamDriver = (*Upstream)(nil)
 
 var (
 	live            atomic.Bool
@@ -119,12 +121,7 @@ func newUpstream(cfg trace.Config, plugins []string) (*Upstream, error) {
 	}
 
 	hints := upstreamqueue.QueueingHintMap{}
-	for _, label := range trace.EventLabels() {
-		ev := upstreamEvent(trace.Events[label])
-		for _, pl := range plugins {
-			hints[ev] = append(hints[ev], &upstreamqueue.QueueingHintFunction{PluginName: pl, QueueingHintFn: queueIfListed(pl)})
-		}
-	}
+	registerPlugins(hints, plugins)
 	for _, e := range gateEvents {
 		hints[e.Event] = append(hints[e.Event], &upstreamqueue.QueueingHintFunction{PluginName: gates.Name(), QueueingHintFn: e.QueueingHintFn})
 	}
@@ -149,10 +146,25 @@ func newUpstream(cfg trace.Config, plugins []string) (*Upstream, error) {
 		cancel:   cancel,
 		logger:   logger,
 		errs:     errs,
+		hints:    hints,
 		pods:     map[string]*v1.Pod{},
 		inFlight: map[string]*framework.QueuedPodInfo{},
 	}, nil
 }
+
+// registerPlugins registers each plugin for every event of trace.Events.
+func registerPlugins(hints upstreamqueue.QueueingHintMap, plugins []string) {
+	for _, label := range trace.EventLabels() {
+		ev := upstreamEvent(trace.Events[label])
+		for _, pl := range plugins {
+			hints[ev] = append(hints[ev], &upstreamqueue.QueueingHintFunction{PluginName: pl, QueueingHintFn: queueIfListed(pl)})
+		}
+	}
+}
+
+// RegisterPlugins implements trace.StreamDriver: the queue reads its hint
+// map at each use, so plugins added to it count from the next operation.
+func (u *Upstream) RegisterPlugins(plugins []string) { registerPlugins(u.hints, plugins) }
 
 func queueIfListed(plugin string) fwk.QueueingHintFn {
 	return func(_ klog.Logger, _ *v1.Pod, _, newObj interface{}) (fwk.QueueingHint, error) {

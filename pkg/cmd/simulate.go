@@ -85,18 +85,19 @@ func (o *SimulateOptions) Run() error {
 		defer f.Close()
 		r, name = f, o.TracePath
 	}
-	t, err := trace.Read(r)
+	// The trace is replayed as it is read; nothing is printed unless all
+	// of it was read and replayed.
+	n, err := trace.ReadAndReplay(r, func(cfg trace.Config) (trace.StreamDriver, error) {
+		if o.PopFromBackoffQ != "" {
+			cfg.PopFromBackoffQ = o.PopFromBackoffQ == "true"
+		}
+		return trace.NewModel(cfg, nil), nil
+	}, o.Out)
 	if err != nil {
 		return trace.FileError(name, err)
 	}
-	if t.Len() == 0 {
+	if n == 0 {
 		fmt.Fprintf(o.ErrOut, "warning: %s: the trace has a header and no operations\n", name)
-	}
-	if o.PopFromBackoffQ != "" {
-		t.Config.PopFromBackoffQ = o.PopFromBackoffQ == "true"
-	}
-	if err := trace.ReplayAll(t, trace.NewModel(t.Config, t.Plugins()), o.Out); err != nil {
-		return trace.FileError(name, err)
 	}
 	return nil
 }

@@ -63,3 +63,8 @@ func (x *ReplayIndex) Locate(id int32) (Location, *QueuedPodInfo) {
 	}
 	return p.locate(id)
 }
+
+// AddQueueingHints registers m beside the queue's registrations, for a
+// replay that meets plugins as it reads its trace (trace.StreamDriver says
+// when that replays as registering them all from the start).
+func (x *ReplayIndex) AddQueueingHints(m QueueingHintMapPerProfile) { x.q.addQueueingHints(m) }

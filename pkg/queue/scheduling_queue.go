@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
@@ -152,29 +153,39 @@ func NewPriorityQueue(opts ...Option) *PriorityQueue {
 	pq.activeQ = newActiveQueue(o.metrics, popper)
 	pq.unschedulablePods = newUnschedulablePods(o.metrics)
 
-	// Registrations in a fixed order; hint results do not depend on it.
-	profiles := make([]string, 0, len(o.queueingHintMap))
-	for p := range o.queueingHintMap {
-		profiles = append(profiles, p)
+	pq.addQueueingHints(o.queueingHintMap)
+	return pq
+}
+
+// addQueueingHints registers m's events and hint functions beside those
+// registered already, in a fixed order; hint results do not depend on it.
+func (p *PriorityQueue) addQueueingHints(m QueueingHintMapPerProfile) {
+	profiles := make([]string, 0, len(m))
+	for profile := range m {
+		profiles = append(profiles, profile)
 	}
 	sort.Strings(profiles)
-	seen := map[ClusterEvent]bool{}
 	for _, profile := range profiles {
-		var entries []hintEntry
-		for ev, fns := range o.queueingHintMap[profile] {
-			entries = append(entries, hintEntry{event: ev, fns: fns})
-			if !seen[ev] {
-				seen[ev] = true
-				pq.registeredEvents = append(pq.registeredEvents, ev)
+		entries := p.hintMap[profile]
+		for ev, fns := range m[profile] {
+			i := slices.IndexFunc(entries, func(e hintEntry) bool { return e.event == ev })
+			if i < 0 {
+				entries = append(entries, hintEntry{event: ev})
+				i = len(entries) - 1
+			}
+			entries[i].fns = append(entries[i].fns[:len(entries[i].fns):len(entries[i].fns)], fns...)
+			if !slices.Contains(p.registeredEvents, ev) {
+				p.registeredEvents = append(p.registeredEvents, ev)
 			}
 			for _, fn := range fns {
-				pq.pluginToEventsMap[fn.PluginName] = append(pq.pluginToEventsMap[fn.PluginName], ev)
+				p.pluginToEventsMap[fn.PluginName] = append(p.pluginToEventsMap[fn.PluginName], ev)
 			}
 		}
 		sort.Slice(entries, func(i, j int) bool { return entries[i].event.Label() < entries[j].event.Label() })
-		pq.hintMap[profile] = entries
+		p.hintMap[profile] = entries
+		// The memoised matches are of the registrations before.
+		delete(p.matchCache, profile)
 	}
-	return pq
 }
 
 // intern returns the ID of the pod's key, remembering it on the Pod object

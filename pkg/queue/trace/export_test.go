@@ -13,3 +13,11 @@ func ReadsFast(line string) bool {
 	_, ok := newBuilder(DefaultConfig()).fastLine(&lr, []byte(line), 1)
 	return ok
 }
+
+// SetStreamBatch makes ReadAndReplay hand over n operations at a time, until
+// the returned function is called.
+func SetStreamBatch(n int) (restore func()) {
+	old := streamBatch
+	streamBatch = n
+	return func() { streamBatch = old }
+}

@@ -73,6 +73,7 @@ type podState struct {
 var (
 	_ indexedDriver = &Model{}
 	_ PodLister     = &Model{}
+	_ StreamDriver  = &Model{}
 )
 
 // NewModel returns a model queue configured as the trace says: cfg, and every
@@ -82,22 +83,7 @@ func NewModel(cfg Config, plugins []string) *Model {
 		Metrics: queue.NewRecorder(),
 		clock:   &clock{now: Epoch},
 	}
-	hints := queue.QueueingHintMap{}
-	for _, ev := range Events {
-		var fns []*queue.QueueingHintFunction
-		for _, pl := range plugins {
-			pl := pl
-			fns = append(fns, &queue.QueueingHintFunction{PluginName: pl, QueueingHintFn: func(_ *queue.Pod, _, newObj any) (queue.QueueingHint, error) {
-				if o, ok := newObj.(*eventObject); ok && o.queue.Has(pl) {
-					return queue.Queue, nil
-				}
-				return queue.QueueSkip, nil
-			}})
-		}
-		if len(fns) > 0 {
-			hints[ev] = fns
-		}
-	}
+	hints := pluginHints(plugins)
 	hints[queue.ClusterEvent{Resource: queue.ResourcePod, ActionType: queue.UpdatePodSchedulingGatesEliminated}] = []*queue.QueueingHintFunction{{
 		PluginName: SchedulingGatesPlugin,
 		QueueingHintFn: func(pod *queue.Pod, _, newObj any) (queue.QueueingHint, error) {
@@ -119,6 +105,32 @@ func NewModel(cfg Config, plugins []string) *Model {
 	)
 	m.replay = queue.NewReplayIndex(m.Queue)
 	return m
+}
+
+// pluginHints registers each plugin for every event of Events, its hint
+// Queue when the event's queue list names it.
+func pluginHints(plugins []string) queue.QueueingHintMap {
+	hints := queue.QueueingHintMap{}
+	for _, ev := range Events {
+		var fns []*queue.QueueingHintFunction
+		for _, pl := range plugins {
+			fns = append(fns, &queue.QueueingHintFunction{PluginName: pl, QueueingHintFn: func(_ *queue.Pod, _, newObj any) (queue.QueueingHint, error) {
+				if o, ok := newObj.(*eventObject); ok && o.queue.Has(pl) {
+					return queue.Queue, nil
+				}
+				return queue.QueueSkip, nil
+			}})
+		}
+		if len(fns) > 0 {
+			hints[ev] = fns
+		}
+	}
+	return hints
+}
+
+// RegisterPlugins implements StreamDriver.
+func (m *Model) RegisterPlugins(plugins []string) {
+	m.replay.AddQueueingHints(queue.QueueingHintMapPerProfile{queue.DefaultSchedulerName: pluginHints(plugins)})
 }
 
 // index returns the index of a pod the Driver methods name.

@@ -314,66 +314,96 @@ func appendFinalLine(b []byte, s Snapshot, pods []NamedPodState) []byte {
 // first operation the queue's state makes invalid and returns a *LineError;
 // callers that must print nothing on error should buffer w.
 func Replay(t *Trace, d Driver, w io.Writer) error {
-	bw := bufio.NewWriterSize(w, 64*1024)
-	var line []byte
-	prev := int64(0)
-	ix, indexed := d.(indexedDriver)
-	if !indexed {
-		ix = &byName{Driver: d}
-	}
-	ix.setPodNames(t.names)
-	q, _ := d.(Quiescer)
-	lister, _ := d.(PodLister)
-	var pods []NamedPodState
-	snapshot := func() (Snapshot, []NamedPodState) {
-		if lister == nil {
-			return d.Snapshot(), nil
-		}
-		s, l := lister.SnapshotList(pods[:0])
-		if l == nil {
-			l = []NamedPodState{}
-		}
-		pods = l
-		return s, l
-	}
+	r := newReplayer(d, w)
+	r.ix.setPodNames(t.names)
 	for _, block := range t.ops {
-		for i := range block {
-			op := &block[i]
-			runPeriodic(d, q, prev, op.at)
-			prev = op.at
-			d.SetTime(op.at)
-			switch op.kind {
-			case opAdd, opFail, opDone, opUngate:
-				if err := check(op, t.podName, ix.whereIndex(op.pod-1)); err != nil {
-					return err
-				}
-			}
-			switch op.kind {
-			case opPop:
-				pod, attempts, ok := d.Pop()
-				line = appendPopLine(line[:0], op.at, pod, attempts, ok)
-				if _, err := bw.Write(line); err != nil {
-					return err
-				}
-			case opEvent:
-				a := t.argsOf(op)
-				d.Event(a.event, a.queue)
-			case opSnapshot:
-				s, l := snapshot()
-				line = appendSnapshotLine(line[:0], op.at, s, l)
-				if _, err := bw.Write(line); err != nil {
-					return err
-				}
-			default:
-				apply(ix, t, op)
-			}
+		if err := r.run(t, block); err != nil {
+			return err
 		}
 	}
-	s, l := snapshot()
-	if _, err := bw.Write(appendFinalLine(line[:0], s, l)); err != nil {
+	return r.finish()
+}
+
+// replayer is a replay under way: Replay's, or ReadAndReplay's as the trace
+// is read.
+type replayer struct {
+	d      Driver
+	ix     indexedDriver
+	q      Quiescer
+	lister PodLister
+	bw     *bufio.Writer
+	line   []byte
+	prev   int64
+	pods   []NamedPodState
+}
+
+func newReplayer(d Driver, w io.Writer) *replayer {
+	r := &replayer{d: d, bw: bufio.NewWriterSize(w, 64*1024)}
+	var indexed bool
+	if r.ix, indexed = d.(indexedDriver); !indexed {
+		r.ix = &byName{Driver: d}
+	}
+	r.q, _ = d.(Quiescer)
+	r.lister, _ = d.(PodLister)
+	return r
+}
+
+func (r *replayer) snapshot() (Snapshot, []NamedPodState) {
+	if r.lister == nil {
+		return r.d.Snapshot(), nil
+	}
+	s, l := r.lister.SnapshotList(r.pods[:0])
+	if l == nil {
+		l = []NamedPodState{}
+	}
+	r.pods = l
+	return s, l
+}
+
+// run replays ops, whose pods and arguments t holds.
+func (r *replayer) run(t *Trace, ops []op) error {
+	d := r.d
+	for i := range ops {
+		op := &ops[i]
+		runPeriodic(d, r.q, r.prev, op.at)
+		r.prev = op.at
+		d.SetTime(op.at)
+		switch op.kind {
+		case opAdd, opFail, opDone, opUngate:
+			if err := check(op, t.podName, r.ix.whereIndex(op.pod-1)); err != nil {
+				return err
+			}
+		}
+		switch op.kind {
+		case opPop:
+			pod, attempts, ok := d.Pop()
+			r.line = appendPopLine(r.line[:0], op.at, pod, attempts, ok)
+			if _, err := r.bw.Write(r.line); err != nil {
+				return err
+			}
+		case opEvent:
+			a := t.argsOf(op)
+			d.Event(a.event, a.queue)
+		case opSnapshot:
+			s, l := r.snapshot()
+			r.line = appendSnapshotLine(r.line[:0], op.at, s, l)
+			if _, err := r.bw.Write(r.line); err != nil {
+				return err
+			}
+		default:
+			apply(r.ix, t, op)
+		}
+	}
+	return nil
+}
+
+// finish writes the final line.
+func (r *replayer) finish() error {
+	s, l := r.snapshot()
+	if _, err := r.bw.Write(appendFinalLine(r.line[:0], s, l)); err != nil {
 		return err
 	}
-	return bw.Flush()
+	return r.bw.Flush()
 }
 
 // RunPeriodic runs upstream's periodic work that falls in (from, to]: the

@@ -84,6 +84,24 @@ type builder struct {
 	ids    map[string]int32
 	argIDs map[string]int32
 	key    []byte
+	// plugins are the plugins named so far and newPlugins those named since
+	// the last batch, when the trace is streamed.
+	plugins    map[string]bool
+	newPlugins []string
+}
+
+// batch hands the operations read so far to the stream's replay: the trace
+// gives up its block of them.
+func (b *builder) batch() batch {
+	t := b.t
+	out := batch{view: *t, plugins: b.newPlugins}
+	out.view.ops = nil
+	if len(t.ops) > 0 {
+		out.ops = t.ops[0]
+		t.ops = t.ops[:0]
+	}
+	b.newPlugins = nil
+	return out
 }
 
 func newBuilder(cfg Config) *builder {
@@ -167,6 +185,16 @@ func (b *builder) newArgs(a opArgs) int32 {
 		a.podIDs = make([]int32, len(a.pods))
 		for i, p := range a.pods {
 			a.podIDs[i] = b.pod(p)
+		}
+	}
+	if b.plugins != nil {
+		for _, l := range [...][]string{a.plugins, a.pending, a.queue} {
+			for _, p := range l {
+				if !b.plugins[p] {
+					b.plugins[p] = true
+					b.newPlugins = append(b.newPlugins, p)
+				}
+			}
 		}
 	}
 	id := int32(len(b.t.args))

@@ -176,8 +176,19 @@ func Read(r io.Reader) (*Trace, error) { return read(r, true) }
 
 // read is Read; without fast, every line goes through encoding/json, as the
 // reference the fast reader is tested against.
-func read(r io.Reader, fast bool) (*Trace, error) {
+func read(r io.Reader, fast bool) (*Trace, error) { return readTo(r, fast, nil) }
+
+// streamBatch is the number of operations readTo sends at a time (a block;
+// tests make it small).
+var streamBatch = opBlock
+
+// readTo is read; with send, the operations go to send a block at a time as
+// they are read (see stream), and the trace keeps none.
+func readTo(r io.Reader, fast bool, send func(batch)) (*Trace, error) {
 	tb := newBuilder(DefaultConfig())
+	if send != nil {
+		tb.plugins = map[string]bool{}
+	}
 	t := tb.t
 	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
@@ -219,6 +230,9 @@ func read(r io.Reader, fast bool) (*Trace, error) {
 			return nil, lineErrorf(line, "at %d goes backwards (previous op at %d)", at, prevAt)
 		}
 		prevAt = at
+		if send != nil && len(t.ops) > 0 && len(t.ops[0]) >= streamBatch {
+			send(tb.batch())
+		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -228,6 +242,9 @@ func read(r io.Reader, fast bool) (*Trace, error) {
 	}
 	if !seenContent {
 		return nil, ErrEmpty
+	}
+	if send != nil {
+		send(tb.batch())
 	}
 	return t, nil
 }

@@ -38,16 +38,16 @@ func run(path string, stdin io.Reader, stdout io.Writer) error {
 		defer f.Close()
 		r, name = f, path
 	}
-	t, err := trace.Read(r)
-	if err != nil {
-		return trace.FileError(name, err)
+	var u *difftest.Upstream
+	_, err := trace.ReadAndReplay(r, func(cfg trace.Config) (trace.StreamDriver, error) {
+		var err error
+		u, err = difftest.NewUpstream(cfg, nil)
+		return u, err
+	}, stdout)
+	if u != nil {
+		u.Close()
 	}
-	u, err := difftest.NewUpstream(t.Config, t.Plugins())
 	if err != nil {
-		return err
-	}
-	defer u.Close()
-	if err := trace.ReplayAll(t, u, stdout); err != nil {
 		return trace.FileError(name, err)
 	}
 	return nil
