@@ -59,6 +59,8 @@ type Model struct {
 	// byName and byIndex say which methods drove the model so far, to catch
 	// a caller mixing them.
 	byName, byIndex bool
+	// reserved is the number of pods the tables have room for.
+	reserved int
 	// podBlock is where new Pod objects are taken from, a block at a time.
 	podBlock []queue.Pod
 }
@@ -157,9 +159,13 @@ func (m *Model) setPodNames(names []string) {
 		panic("trace: a Model driven by names was given indices")
 	}
 	m.names = names
-	// Every pod of the replay gets a state: one allocation, not a growing table.
-	m.pods = slices.Grow(m.pods, max(0, len(names)-len(m.pods)))
-	m.replay.Reserve(len(names))
+	// Every pod of the replay gets a state: the tables grow here, once for
+	// a whole trace, or by doubling as a streamed one is read.
+	if len(names) > m.reserved {
+		m.reserved = max(len(names), 2*m.reserved)
+		m.pods = slices.Grow(m.pods, m.reserved-len(m.pods))
+		m.replay.Reserve(m.reserved)
+	}
 }
 
 // state returns pod i's state, growing the table for a new index.
