@@ -39,7 +39,8 @@ snapshot, then a final snapshot, with scheduler_pending_pods and
 scheduler_queue_incoming_pods_total as the real scheduler would count them.
 
 A malformed trace is rejected with the line and the problem, and nothing is
-printed on stdout.`,
+printed on stdout. The trace is replayed while it is read: with two cores or
+more, a long trace takes little longer than reading it.`,
 		Example: `  # Replay a trace
   kubectl schedq simulate --trace trace.jsonl
 
