@@ -9,17 +9,20 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
 )
 
-// FuzzRead: the reader never panics, and whatever it accepts replays without
-// panicking (Replay may still reject it for the queue's state).
+// FuzzRead: the reader never panics, whatever it accepts replays without
+// panicking (Replay may still reject it for the queue's state), and
+// ReadAndReplay, in batches of two operations, prints or rejects alike.
 func FuzzRead(f *testing.F) {
 	addExampleTraces(f)
 	f.Add([]byte(`{"schedqTrace":1,"config":{"podMaxBackoffSeconds":0}}` + "\n" + `{"at":0,"op":"add","pod":"a/b","gates":["g"]}`))
+	defer trace.SetStreamBatch(2)()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := trace.Read(bytes.NewReader(data))
 		if err != nil {
 			if tr != nil {
 				t.Fatal("Read returned a trace and an error")
 			}
+			sameAs(t, "streamed", data, nil, 0, err)
 			return
 		}
 		// Bound the replay: a fuzzed 'at' can span years of flush instants
@@ -28,7 +31,12 @@ func FuzzRead(f *testing.F) {
 			return
 		}
 		var out bytes.Buffer
-		_ = trace.Replay(tr, trace.NewModel(tr.Config, tr.Plugins()), &out)
+		err = trace.ReplayAll(tr, trace.NewModel(tr.Config, tr.Plugins()), &out)
+		if err != nil {
+			sameAs(t, "streamed", data, nil, 0, err)
+			return
+		}
+		sameAs(t, "streamed", data, out.Bytes(), tr.Len(), nil)
 	})
 }
 

@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Periods of upstream's two flush loops, in trace milliseconds.
@@ -335,7 +337,13 @@ type replayer struct {
 	line   []byte
 	prev   int64
 	pods   []NamedPodState
+	// stop, when set, ends the replay early (ReadAndReplay's, once the
+	// reader failed).
+	stop *atomic.Bool
 }
+
+// errStopped ends a replay whose stop was set.
+var errStopped = errors.New("trace: replay stopped")
 
 func newReplayer(d Driver, w io.Writer) *replayer {
 	r := &replayer{d: d, bw: bufio.NewWriterSize(w, 64*1024)}
@@ -365,7 +373,10 @@ func (r *replayer) run(t *Trace, ops []op) error {
 	d := r.d
 	for i := range ops {
 		op := &ops[i]
-		runPeriodic(d, r.q, r.prev, op.at)
+		if r.stop != nil && r.stop.Load() {
+			return errStopped
+		}
+		runPeriodicUnless(d, r.q, r.prev, op.at, r.stop)
 		r.prev = op.at
 		d.SetTime(op.at)
 		switch op.kind {
@@ -416,7 +427,11 @@ func RunPeriodic(d Driver, from, to int64) {
 
 // runPeriodic is RunPeriodic with d's Quiescer, if any, found once per
 // replay rather than per operation.
-func runPeriodic(d Driver, q Quiescer, from, to int64) {
+func runPeriodic(d Driver, q Quiescer, from, to int64) { runPeriodicUnless(d, q, from, to, nil) }
+
+// runPeriodicUnless is runPeriodic, which stops early once stop is set: a
+// gap between two operations can hold years of flush instants.
+func runPeriodicUnless(d Driver, q Quiescer, from, to int64, stop *atomic.Bool) {
 	if to/BackoffFlushPeriodMillis == from/BackoffFlushPeriodMillis {
 		// No flush instant in (from, to].
 		return
@@ -427,6 +442,9 @@ func runPeriodic(d Driver, q Quiescer, from, to int64) {
 		return
 	}
 	for at := (from/BackoffFlushPeriodMillis + 1) * BackoffFlushPeriodMillis; at <= to; at += BackoffFlushPeriodMillis {
+		if stop != nil && stop.Load() {
+			return
+		}
 		d.SetTime(at)
 		d.FlushBackoffQCompleted()
 		if at%LeftoverFlushPeriodMillis == 0 {

@@ -1,6 +1,9 @@
 package trace
 
-import "io"
+import (
+	"io"
+	"sync/atomic"
+)
 
 // StreamDriver is a Driver that takes the trace's plugins as the reader
 // first meets them rather than all before the first operation, so that a
@@ -39,10 +42,14 @@ type batch struct {
 // wherever it is, before any error of the replay.
 func ReadAndReplay(r io.Reader, newDriver func(Config) (StreamDriver, error), w io.Writer) (int, error) {
 	batches := make(chan batch, 4)
+	// stop ends the replay once the reader failed: what it would print is
+	// not printed, and a gap of years between two operations can take long.
+	var stop atomic.Bool
 	go func() {
 		defer close(batches)
 		send := func(b batch) { batches <- b }
 		if _, err := readTo(r, true, send); err != nil {
+			stop.Store(true)
 			send(batch{err: err})
 		}
 	}()
@@ -69,6 +76,7 @@ func ReadAndReplay(r io.Reader, newDriver func(Config) (StreamDriver, error), w 
 				continue
 			}
 			rp = newReplayer(d, &out)
+			rp.stop = &stop
 		}
 		if len(b.plugins) > 0 {
 			d.RegisterPlugins(b.plugins)
