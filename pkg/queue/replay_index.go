@@ -68,3 +68,13 @@ func (x *ReplayIndex) Locate(id int32) (Location, *QueuedPodInfo) {
 // replay that meets plugins as it reads its trace (trace.StreamDriver says
 // when that replays as registering them all from the start).
 func (x *ReplayIndex) AddQueueingHints(m QueueingHintMapPerProfile) { x.q.addQueueingHints(m) }
+
+// Release gives back the record of a pod the scheduler is done with, which
+// the queue's next new record may reuse: a replay of many short-lived pods
+// then works in a few records that stay in the processor's caches instead
+// of a fresh one per pod. The caller promises that the queue holds the
+// record nowhere (the pod was popped and is done, not requeued) and that it
+// keeps no reference to it.
+func (x *ReplayIndex) Release(pi *QueuedPodInfo) {
+	x.q.released = append(x.q.released, pi)
+}

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -44,5 +45,38 @@ func TestReplayIndex(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// TestReplayIndex_Release: a released record is the next new pod's, and
+// nothing of the pod it held carries over.
+func TestReplayIndex_Release(t *testing.T) {
+	clk := &fakeClock{now: time.Unix(100, 0)}
+	q := NewPriorityQueue(WithClock(clk))
+	x := NewReplayIndex(q)
+	a, b := &Pod{Namespace: "ns", Name: "a", UID: "a"}, &Pod{Namespace: "ns", Name: "b", UID: "b"}
+	q.Add(a)
+	pa := q.Pop()
+	pa.UnschedulablePlugins, pa.PendingPlugins = NewPluginSet("X"), NewPluginSet("Y")
+	pa.GatingPlugin, pa.WasFlushedFromUnschedulable = "G", true
+	pa.BackoffExpiration = clk.now.Add(time.Hour)
+	q.Done(a)
+	x.Release(pa)
+
+	clk.now = clk.now.Add(time.Minute)
+	q.Add(b)
+	pb := q.Pop()
+	if pb != pa {
+		t.Fatalf("the new pod's record is %p, want the released %p", pb, pa)
+	}
+	want := QueuedPodInfo{Pod: b, id: pb.id, Timestamp: clk.now, Attempts: 1, InitialAttemptTimestamp: pb.InitialAttemptTimestamp, initialAttemptTimestamp: clk.now}
+	if pb.InitialAttemptTimestamp == nil || !pb.InitialAttemptTimestamp.Equal(clk.now) {
+		t.Errorf("InitialAttemptTimestamp = %v, want %v", pb.InitialAttemptTimestamp, clk.now)
+	}
+	if !reflect.DeepEqual(*pb, want) {
+		t.Errorf("record after reuse:\ngot  %+v\nwant %+v", *pb, want)
+	}
+	if loc, _ := q.Locate("ns/a"); loc != "" {
+		t.Errorf("ns/a is in %s after it was done", loc)
 	}
 }

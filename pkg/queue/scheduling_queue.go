@@ -106,13 +106,18 @@ type PriorityQueue struct {
 	ids      map[string]int32
 	unmapped []int32
 	// podInfos is where newQueuedPodInfo takes records from, a block at a
-	// time: one allocation per block rather than per pod.
+	// time: one allocation per block rather than per pod; released holds
+	// records a replay gave back (ReplayIndex.Release), taken first.
 	podInfos []QueuedPodInfo
+	released []*QueuedPodInfo
 
 	hintMap           map[string][]hintEntry
 	matchCache        map[string]map[ClusterEvent][]hintEntry
 	registeredEvents  []ClusterEvent
 	preEnqueuePlugins map[string][]PreEnqueuePlugin
+	// defaultPreEnqueue is preEnqueuePlugins[DefaultSchedulerName], looked
+	// up once: nearly every pod is the default scheduler's.
+	defaultPreEnqueue []PreEnqueuePlugin
 	pluginToEventsMap map[string][]ClusterEvent
 	moveRequestCycle  int64
 	metrics           Metrics
@@ -138,6 +143,7 @@ func NewPriorityQueue(opts ...Option) *PriorityQueue {
 		podMaxInUnschedulablePodsDuration: o.podMaxInUnschedulablePodsDuration,
 		popFromBackoffQ:                   o.popFromBackoffQ,
 		preEnqueuePlugins:                 o.preEnqueuePluginMap,
+		defaultPreEnqueue:                 o.preEnqueuePluginMap[DefaultSchedulerName],
 		ids:                               map[string]int32{},
 		hintMap:                           map[string][]hintEntry{},
 		matchCache:                        map[string]map[ClusterEvent][]hintEntry{},
@@ -330,7 +336,10 @@ func (p *PriorityQueue) isPodWorthRequeuingWith(pInfo *QueuedPodInfo, e ClusterE
 // runPreEnqueuePlugins runs the profile's PreEnqueue plugins, the gating
 // plugin first, and records the first rejection as the gating plugin.
 func (p *PriorityQueue) runPreEnqueuePlugins(pInfo *QueuedPodInfo) {
-	plugins := p.preEnqueuePlugins[pInfo.Pod.schedulerName()]
+	plugins := p.defaultPreEnqueue
+	if n := pInfo.Pod.SchedulerName; n != "" && n != DefaultSchedulerName {
+		plugins = p.preEnqueuePlugins[n]
+	}
 	gating := pInfo.GatingPlugin
 	if gating != "" {
 		for _, pl := range plugins {
@@ -429,11 +438,18 @@ func (p *PriorityQueue) requeuePodWithQueueingStrategy(pInfo *QueuedPodInfo, str
 }
 
 func (p *PriorityQueue) newQueuedPodInfo(pod *Pod) *QueuedPodInfo {
-	if len(p.podInfos) == 0 {
-		p.podInfos = make([]QueuedPodInfo, 256)
+	var pInfo *QueuedPodInfo
+	if n := len(p.released); n > 0 {
+		pInfo = p.released[n-1]
+		p.released = p.released[:n-1]
+		*pInfo = QueuedPodInfo{}
+	} else {
+		if len(p.podInfos) == 0 {
+			p.podInfos = make([]QueuedPodInfo, 256)
+		}
+		pInfo = &p.podInfos[0]
+		p.podInfos = p.podInfos[1:]
 	}
-	pInfo := &p.podInfos[0]
-	p.podInfos = p.podInfos[1:]
 	// The slot is fresh, all zero: set only what is not, field by field
 	// rather than copying a whole record (with write barriers while the GC
 	// runs).

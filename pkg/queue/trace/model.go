@@ -274,8 +274,13 @@ func (m *Model) Done(name string) { m.doneIndex(m.index(name)) }
 // doneIndex implements indexedDriver.
 func (m *Model) doneIndex(i int32) {
 	st := m.state(i)
-	st.inFlight = nil
 	m.Queue.Done(st.pod)
+	if pi := st.inFlight; pi != nil {
+		// Done without failing: bound. The record is in no sub-queue, and
+		// this was its last reference.
+		st.inFlight = nil
+		m.replay.Release(pi)
+	}
 	// The pod is nowhere now; an add makes a new object anyway. Letting go
 	// of this one lets the collector free it.
 	st.pod = nil
