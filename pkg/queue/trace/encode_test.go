@@ -82,3 +82,32 @@ func TestAppendSnapshot(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// TestAppendPopLine: pop lines, written from a prefix kept per instant, are
+// what encoding/json writes, for pods that need escaping and attempts of one
+// digit and more.
+func TestAppendPopLine(t *testing.T) {
+	for _, at := range []int64{0, 7, 1_700_000_000_123, -5} {
+		for _, pod := range []string{"ns/a", "é/<&>", "ns/\"q\"\n", ""} {
+			for _, attempts := range []int{0, 1, 9, 10, 11, 99, 100, 12345} {
+				for _, ok := range []bool{true, false} {
+					l := popLine{At: at}
+					if ok {
+						p, a := pod, attempts
+						l.Pop, l.Attempts = &p, &a
+					}
+					var want bytes.Buffer
+					enc := json.NewEncoder(&want)
+					enc.SetEscapeHTML(false)
+					if err := enc.Encode(&l); err != nil {
+						t.Fatal(err)
+					}
+					got := appendPopRest(strconv.AppendInt([]byte(`{"at":`), at, 10), pod, attempts, ok)
+					if !bytes.Equal(got, want.Bytes()) {
+						t.Errorf("at %d, pod %q, attempts %d, ok %v:\ngot  %s\nwant %s", at, pod, attempts, ok, got, want.Bytes())
+					}
+				}
+			}
+		}
+	}
+}

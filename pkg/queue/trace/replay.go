@@ -140,22 +140,19 @@ type popLine struct {
 	Attempts *int    `json:"attempts,omitempty"`
 }
 
-// appendPopLine encodes a pop line as encoding/json would encode popLine,
-// without reflection: pops are a third of a trace's lines.
-func appendPopLine(b []byte, at int64, pod string, attempts int, ok bool) []byte {
-	b = append(b, `{"at":`...)
-	b = strconv.AppendInt(b, at, 10)
+// appendPopRest encodes a pop line after its `{"at":<ms>` as encoding/json
+// would encode popLine, without reflection: pops are a third of a trace's
+// lines.
+func appendPopRest(b []byte, pod string, attempts int, ok bool) []byte {
 	if !ok {
 		return append(b, ",\"pop\":null}\n"...)
 	}
 	b = append(b, `,"pop":`...)
-	if plainJSONString(pod) {
-		b = appendPlainString(b, pod)
-	} else {
-		q, _ := json.Marshal(pod)
-		b = append(b, q...)
-	}
+	b = appendString(b, pod)
 	b = append(b, `,"attempts":`...)
+	if uint(attempts) < 10 {
+		return append(b, byte('0'+attempts), '}', '\n')
+	}
 	b = strconv.AppendInt(b, int64(attempts), 10)
 	return append(b, "}\n"...)
 }
@@ -336,7 +333,14 @@ type replayer struct {
 	bw     *bufio.Writer
 	line   []byte
 	prev   int64
-	pods   []NamedPodState
+	// nextFlush is the first periodic flush instant after prev: most
+	// operations fall before it, and then need no division.
+	nextFlush int64
+	// popPrefix is `{"at":<popAt>,"pop":` spelled once for the pops that
+	// share an instant.
+	popAt     int64
+	popPrefix []byte
+	pods      []NamedPodState
 	// stop, when set, ends the replay early (ReadAndReplay's, once the
 	// reader failed).
 	stop *atomic.Bool
@@ -376,7 +380,10 @@ func (r *replayer) run(t *Trace, ops []op) error {
 		if r.stop != nil && r.stop.Load() {
 			return errStopped
 		}
-		runPeriodicUnless(d, r.q, r.prev, op.at, r.stop)
+		if op.at >= r.nextFlush || op.at < r.prev {
+			runPeriodicUnless(d, r.q, r.prev, op.at, r.stop)
+			r.nextFlush = (op.at/BackoffFlushPeriodMillis + 1) * BackoffFlushPeriodMillis
+		}
 		r.prev = op.at
 		d.SetTime(op.at)
 		switch op.kind {
@@ -388,8 +395,13 @@ func (r *replayer) run(t *Trace, ops []op) error {
 		switch op.kind {
 		case opPop:
 			pod, attempts, ok := d.Pop()
-			r.line = appendPopLine(r.line[:0], op.at, pod, attempts, ok)
-			if _, err := r.bw.Write(r.line); err != nil {
+			if op.at != r.popAt || r.popPrefix == nil {
+				r.popAt = op.at
+				r.popPrefix = strconv.AppendInt(append(r.popPrefix[:0], `{"at":`...), op.at, 10)
+			}
+			// Encoded straight into the writer's buffer.
+			b := appendPopRest(append(r.bw.AvailableBuffer(), r.popPrefix...), pod, attempts, ok)
+			if _, err := r.bw.Write(b); err != nil {
 				return err
 			}
 		case opEvent:
