@@ -120,7 +120,12 @@ type PriorityQueue struct {
 	defaultPreEnqueue []PreEnqueuePlugin
 	pluginToEventsMap map[string][]ClusterEvent
 	moveRequestCycle  int64
-	metrics           Metrics
+	// moveScratch is the array MoveAllToActiveOrBackoffQueue copies
+	// unschedulablePods into; lastEvent and lastLabel memoise label.
+	moveScratch []*QueuedPodInfo
+	lastEvent   ClusterEvent
+	lastLabel   string
+	metrics     Metrics
 }
 
 // NewPriorityQueue returns an empty queue.
@@ -559,6 +564,14 @@ func (p *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	}
 }
 
+// label is e.Label(), spelled once for a run of the same event.
+func (p *PriorityQueue) label(e ClusterEvent) string {
+	if e != p.lastEvent || p.lastLabel == "" {
+		p.lastEvent, p.lastLabel = e, e.Label()
+	}
+	return p.lastLabel
+}
+
 // PreEnqueueCheck filters the pods a MoveAll considers.
 type PreEnqueueCheck func(pod *Pod) bool
 
@@ -568,20 +581,25 @@ func (p *PriorityQueue) MoveAllToActiveOrBackoffQueue(e ClusterEvent, oldObj, ne
 	if !p.isEventOfInterest(e) {
 		return
 	}
-	pods := make([]*QueuedPodInfo, 0, p.unschedulablePods.len())
+	// A copy, as upstream's: moving a pod changes unschedulablePods. The
+	// copy's array is kept for the next event.
+	pods := p.moveScratch[:0]
 	for _, pInfo := range p.unschedulablePods.pods {
 		if preCheck == nil || preCheck(pInfo.Pod) {
 			pods = append(pods, pInfo)
 		}
 	}
+	p.moveScratch = nil
 	p.movePodsToActiveOrBackoffQueue(pods, e, oldObj, newObj)
+	clear(pods)
+	p.moveScratch = pods[:0]
 }
 
 func (p *PriorityQueue) movePodsToActiveOrBackoffQueue(pods []*QueuedPodInfo, e ClusterEvent, oldObj, newObj any) {
 	if !p.isEventOfInterest(e) {
 		return
 	}
-	label := e.Label()
+	label := p.label(e)
 	var memo eventMatches
 	for _, pInfo := range pods {
 		// Gated pods only react to their gating plugin's events.
