@@ -111,3 +111,39 @@ func TestAppendPopLine(t *testing.T) {
 		}
 	}
 }
+
+// TestSortedOrder: the chunked sort orders names as strings.Compare does,
+// where names share long prefixes, end on and off chunk boundaries, are
+// prefixes of others, and differ only in trailing zero bytes.
+func TestSortedOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{"\x00", "a", "b", "/", "\xff"}
+	seen := map[string]bool{}
+	var pods []NamedPodState
+	for len(pods) < 5000 {
+		var n strings.Builder
+		n.WriteString([]string{"", "default/", "team-a/p", "a-namespace-of-24-bytes/"}[r.IntN(4)])
+		for range r.IntN(20) {
+			n.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		if s := n.String(); !seen[s] {
+			seen[s] = true
+			pods = append(pods, NamedPodState{Name: s})
+		}
+	}
+	order := sortedOrder(pods)
+	got := make([]string, len(order))
+	for i, o := range order {
+		got[i] = pods[o.i].Name
+	}
+	if !slices.IsSorted(got) {
+		for i := 1; i < len(got); i++ {
+			if got[i-1] > got[i] {
+				t.Fatalf("%q before %q", got[i-1], got[i])
+			}
+		}
+	}
+	if len(got) != len(pods) {
+		t.Fatalf("%d names in order, want %d", len(got), len(pods))
+	}
+}

@@ -245,8 +245,8 @@ func appendSnapshot(b []byte, s *Snapshot, pods []NamedPodState) []byte {
 	return append(b, "}}"...)
 }
 
-// podOrder is a pod's place in sortedOrder: the 8 bytes of its name after
-// the prefix all names share, as a big-endian integer, and its index.
+// podOrder is a pod's place in sortedOrder: 8 bytes of its name as a
+// big-endian integer, and its index.
 type podOrder struct {
 	key uint64
 	i   int32
@@ -254,43 +254,62 @@ type podOrder struct {
 
 // sortedOrder returns the pods' indices in name order, or nil if pods is
 // small and now sorted itself. A snapshot can hold every pod of a trace:
-// comparing integers, and names only where they tie, costs several times
-// less than comparing names.
+// sorting by 8 bytes of the names at a time, as integers, and each run of
+// equal bytes by the next 8, reads each name a few times where comparing
+// names reads it at every comparison.
 func sortedOrder(pods []NamedPodState) []podOrder {
 	if len(pods) < 256 {
 		slices.SortFunc(pods, func(a, b NamedPodState) int { return strings.Compare(a.Name, b.Name) })
 		return nil
 	}
-	prefix := pods[0].Name
-	for i := 1; i < len(pods) && prefix != ""; i++ {
-		n := pods[i].Name
-		j := 0
-		for j < len(prefix) && j < len(n) && prefix[j] == n[j] {
-			j++
-		}
-		prefix = prefix[:j]
-	}
 	order := make([]podOrder, len(pods))
 	for i := range pods {
-		// Zero bytes pad a short name: a name that is a prefix of another
-		// never gets the larger key.
-		var k uint64
-		n := pods[i].Name[len(prefix):]
-		for j := range 8 {
-			k <<= 8
-			if j < len(n) {
-				k |= uint64(n[j])
+		order[i] = podOrder{nameChunk(pods[i].Name, 0), int32(i)}
+	}
+	sortByChunks(order, pods, 0)
+	return order
+}
+
+// nameChunk is name's 8 bytes from off on, big-endian, zero bytes padding
+// a short name (so a name that is a prefix of another never has the larger
+// chunk).
+func nameChunk(name string, off int) uint64 {
+	var k uint64
+	for j := off; j < off+8; j++ {
+		k <<= 8
+		if j < len(name) {
+			k |= uint64(name[j])
+		}
+	}
+	return k
+}
+
+// sortByChunks sorts order, whose keys are the names' chunks at off, by
+// name.
+func sortByChunks(order []podOrder, pods []NamedPodState, off int) {
+	slices.SortFunc(order, func(a, b podOrder) int { return cmp.Compare(a.key, b.key) })
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && order[j].key == order[i].key {
+			j++
+		}
+		if run := order[i:j]; len(run) > 1 {
+			next, longer := off+8, false
+			for k := range run {
+				n := pods[run[k].i].Name
+				longer = longer || len(n) > next
+				run[k].key = nameChunk(n, next)
+			}
+			if longer {
+				sortByChunks(run, pods, next)
+			} else {
+				// Every name ends here: they differ, if at all, in trailing
+				// zero bytes, which the padding hid.
+				slices.SortFunc(run, func(a, b podOrder) int { return strings.Compare(pods[a.i].Name, pods[b.i].Name) })
 			}
 		}
-		order[i] = podOrder{k, int32(i)}
+		i = j
 	}
-	slices.SortFunc(order, func(a, b podOrder) int {
-		if a.key != b.key {
-			return cmp.Compare(a.key, b.key)
-		}
-		return strings.Compare(pods[a.i].Name, pods[b.i].Name)
-	})
-	return order
 }
 
 // appendSnapshotLine encodes a snapshot op's line, {"at":…,"snapshot":…}.
