@@ -13,14 +13,10 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-
 	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
-	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
 )
 
 // Environment of TestExplainSpeed.
@@ -193,7 +189,7 @@ const (
 
 // TestExplainScale grows one embedded control plane through the sizes of
 // ScaleSizesEnv (pending pods, each rejected by NodeResourcesFit with its
-// FailedScheduling event written by the scheduler) and at each size times
+// FailedScheduling event, see park) and at each size times
 // the built `kubectl schedq explain -A` against `kubectl get pods -A -o
 // json`, alternately, and reads each one's peak RSS (getrusage of the child,
 // ru_maxrss). It reports the time per 1,000 pods, to show how the time
@@ -347,52 +343,51 @@ func startSpeedControlPlane(t *testing.T, ctx context.Context) *embedded.Control
 // has its FailedScheduling event and, with allParked, until all of them are
 // in unschedulablePods. (Past five minutes there the scheduler's leftover
 // flush retries them, a few thousand a minute at 50,000 pods, so that a
-// large cluster never has them all there at once.)
+// large cluster never has them all there at once.) Events the scheduler's
+// recorder dropped in the burst of failures are written in its stead once
+// it has tried every pod, rather than waiting for a retry to write them.
 func park(t *testing.T, ctx context.Context, cp *embedded.ControlPlane, from, to int, allParked bool) {
 	t.Helper()
 	began := time.Now()
 	s := &scenario{client: cp.Client(), log: t.Logf, parallel: 32}
 	for i := from; i < to; i += 500 {
-		if err := s.createPods(ctx, fmt.Sprintf("parked-%d-", i/500), min(500, to-i), "6", nil, false); err != nil {
+		if err := s.createPods(ctx, fmt.Sprintf("parked-%d-", i), min(500, to-i), "6", nil, false); err != nil {
 			t.Fatal(err)
 		}
 	}
 	created := time.Since(began)
 	client := cp.Client()
-	testsupport.Eventually(t, 30*time.Minute, time.Second, func() string {
+	backfilled := 0
+	var triedAll time.Time
+	testsupport.Eventually(t, 30*time.Minute, 5*time.Second, func() string {
 		if n := cp.Queue().Count()[groundtruth.Unschedulable]; allParked && n < to {
 			return fmt.Sprintf("%d of %d pods in unschedulablePods", n, to)
 		}
-		n, err := podsWithEvents(ctx, client, explain.FailedSchedulingReason)
+		s, err := parkedPods(ctx, client)
 		if err != nil {
 			return err.Error()
 		}
-		if n < to {
-			return fmt.Sprintf("%d of %d pods with a FailedScheduling event", n, to)
+		if s.tried < to {
+			return fmt.Sprintf("%d of %d pods tried by the scheduler", s.tried, to)
 		}
-		return ""
+		if len(s.missing) == 0 {
+			return ""
+		}
+		// The scheduler has tried every pod; give its recorder half a
+		// minute to write what it queued, then write what it dropped.
+		if triedAll.IsZero() {
+			triedAll = time.Now()
+		}
+		if time.Since(triedAll) < 30*time.Second {
+			return fmt.Sprintf("%d of %d pods without a FailedScheduling event", len(s.missing), to)
+		}
+		if err := backfillEvents(ctx, client, s.missing); err != nil {
+			return err.Error()
+		}
+		backfilled += len(s.missing)
+		return fmt.Sprintf("wrote %d dropped FailedScheduling events", len(s.missing))
 	})
-	t.Logf("%d pods parked (%d created in %v, all with their event after %v)", to, to-from, created.Round(time.Second), time.Since(began).Round(time.Second))
-}
-
-// podsWithEvents counts the pods that have an event with this reason,
-// listing the events in pages.
-func podsWithEvents(ctx context.Context, client kubernetes.Interface, reason string) (int, error) {
-	pods := map[string]bool{}
-	opts := metav1.ListOptions{FieldSelector: "reason=" + reason, Limit: 500}
-	for {
-		evs, err := client.CoreV1().Events(metav1.NamespaceAll).List(ctx, opts)
-		if err != nil {
-			return 0, err
-		}
-		for _, e := range evs.Items {
-			pods[e.InvolvedObject.Namespace+"/"+e.InvolvedObject.Name] = true
-		}
-		if evs.Continue == "" {
-			return len(pods), nil
-		}
-		opts.Continue = evs.Continue
-	}
+	t.Logf("%d pods parked (%d created in %v, all with their event after %v; %d events the scheduler dropped written in its stead)", to, to-from, created.Round(time.Second), time.Since(began).Round(time.Second), backfilled)
 }
 
 // checkExplainAll runs explain -A -o json and checks that it explains the
