@@ -7,7 +7,7 @@ FUZZTIME  ?= 30s
 
 .PHONY: perf perf-compare-upstream demo mixin test-mixin mixin-recordings
 .PHONY: all build build-perf test test-root test-perf bench fuzz lint lint-root lint-perf difftest upstreamqueue etcd upstream-workloads tidy-check clean
-.PHONY: dist krew-manifest krew-tools krew-validate go-install-check goreleaser-check release-check
+.PHONY: dist krew-manifest krew-tools krew-validate go-install-check goreleaser-tool goreleaser-check release-check
 
 all: build
 
@@ -172,8 +172,10 @@ krew-validate: krew-tools ## dist at RELEASE_VERSION, manifest rendered to a tem
 go-install-check: ## `go install <module>/cmd/kubectl-schedq@<version>` from outside the repo, via a local proxy
 	GO=$(GO) hack/check-go-install.sh
 
-goreleaser-check: ## goreleaser check, then a snapshot build compared with make dist
+goreleaser-tool: ## goreleaser (GORELEASER_VERSION) → hack/tools/bin
 	GOBIN=$(TOOLS_BIN) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+
+goreleaser-check: goreleaser-tool ## goreleaser check, then a snapshot build compared with make dist
 	GO=$(GO) TOOLS_BIN=$(TOOLS_BIN) hack/goreleaser-check.sh
 
 release-check: ## hack/release's own vet and tests
