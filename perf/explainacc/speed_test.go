@@ -208,10 +208,11 @@ func TestExplainScale(t *testing.T) {
 
 	// explain's RSS with no pending pod: the binary and client-go's own,
 	// which no number of pods changes.
-	_, base, err := timed(ctx, rusage, cp.KubeconfigPath, plugin, "explain", "-A")
+	u, err := timed(ctx, rusage, cp.KubeconfigPath, plugin, "explain", "-A")
 	if err != nil {
 		t.Fatal(err)
 	}
+	base := u.rss
 	var rows []scaleRow
 	parked := 0
 	for _, n := range sizes {
@@ -220,25 +221,26 @@ func TestExplainScale(t *testing.T) {
 		r := scaleRow{pods: n}
 		// The untimed first run of explain checks its answer.
 		checkExplainAll(t, ctx, cp, plugin, n, false)
-		if _, _, err := timed(ctx, rusage, cp.KubeconfigPath, kubectl, "get", "pods", "-A", "-o", "json"); err != nil {
+		if _, err := timed(ctx, rusage, cp.KubeconfigPath, kubectl, "get", "pods", "-A", "-o", "json"); err != nil {
 			t.Fatal(err)
 		}
-		var et, kt []time.Duration
+		var et, kt, ec, kc []time.Duration
 		for range runs {
-			d, rss, err := timed(ctx, rusage, cp.KubeconfigPath, kubectl, "get", "pods", "-A", "-o", "json")
+			u, err := timed(ctx, rusage, cp.KubeconfigPath, kubectl, "get", "pods", "-A", "-o", "json")
 			if err != nil {
 				t.Fatal(err)
 			}
-			kt, r.listRSS = append(kt, d), max(r.listRSS, rss)
-			d, rss, err = timed(ctx, rusage, cp.KubeconfigPath, plugin, "explain", "-A")
+			kt, kc, r.listRSS = append(kt, u.wall), append(kc, u.cpu), max(r.listRSS, u.rss)
+			u, err = timed(ctx, rusage, cp.KubeconfigPath, plugin, "explain", "-A")
 			if err != nil {
 				t.Fatal(err)
 			}
-			et, r.explainRSS = append(et, d), max(r.explainRSS, rss)
+			et, ec, r.explainRSS = append(et, u.wall), append(ec, u.cpu), max(r.explainRSS, u.rss)
 		}
 		r.explain, r.list = median(et), median(kt)
-		t.Logf("%d pods: explain %s [%s], peak %.0f MB; %s %s [%s], peak %.0f MB", n,
-			dur(r.explain), durs(et), mb(r.explainRSS), kubectlName, dur(r.list), durs(kt), mb(r.listRSS))
+		r.explainCPU, r.listCPU = median(ec), median(kc)
+		t.Logf("%d pods: explain %s [%s], CPU %s, peak %.0f MB; %s %s [%s], CPU %s, peak %.0f MB", n,
+			dur(r.explain), durs(et), dur(r.explainCPU), mb(r.explainRSS), kubectlName, dur(r.list), durs(kt), dur(r.listCPU), mb(r.listRSS))
 		rows = append(rows, r)
 		// Written at every size, so that a run cut short keeps its table.
 		writeReport(t, "scale.md", scaleReport(kubectlName, runs, base, rows))
@@ -258,6 +260,7 @@ func TestExplainScale(t *testing.T) {
 type scaleRow struct {
 	pods                int
 	explain, list       time.Duration
+	explainCPU, listCPU time.Duration // the commands' own CPU time (median)
 	explainRSS, listRSS int64
 }
 
@@ -265,14 +268,16 @@ type scaleRow struct {
 func scaleReport(kubectlName string, runs int, base int64, rows []scaleRow) string {
 	var report strings.Builder
 	fmt.Fprintf(&report, "## explain -A against %s at scale (embedded control plane)\n\n", kubectlName)
-	fmt.Fprintf(&report, "Medians of %d alternate runs at each size; peak RSS (ru_maxrss) is the largest of the runs. "+
+	fmt.Fprintf(&report, "Medians of %d alternate runs at each size; CPU is each command's own (user and system), "+
+		"the rest of its time it waits for the API server; peak RSS (ru_maxrss) is the largest of the runs. "+
 		"With no pending pod explain peaks at %.0f MB; \"above that\" is per pod beyond it.\n\n", runs, mb(base))
-	fmt.Fprintf(&report, "| pending pods | explain -A | list | ratio | explain per 1k pods | list per 1k pods | explain peak RSS | per pod | above that | list peak RSS |\n")
-	fmt.Fprintf(&report, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&report, "| pending pods | explain -A | list | ratio | explain per 1k pods | list per 1k pods | explain CPU per 1k pods | list CPU per 1k pods | explain peak RSS | per pod | above that | list peak RSS |\n")
+	fmt.Fprintf(&report, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
 		k := float64(r.pods) / 1000
-		fmt.Fprintf(&report, "| %d | %.2f s | %.2f s | %.2f | %.3f s | %.3f s | %.0f MB | %.1f KB | %.1f KB | %.0f MB |\n", r.pods,
+		fmt.Fprintf(&report, "| %d | %.2f s | %.2f s | %.2f | %.3f s | %.3f s | %.3f s | %.3f s | %.0f MB | %.1f KB | %.1f KB | %.0f MB |\n", r.pods,
 			r.explain.Seconds(), r.list.Seconds(), float64(r.explain)/float64(r.list), r.explain.Seconds()/k, r.list.Seconds()/k,
+			r.explainCPU.Seconds()/k, r.listCPU.Seconds()/k,
 			mb(r.explainRSS), float64(r.explainRSS)/float64(r.pods)/1024, float64(r.explainRSS-base)/float64(r.pods)/1024, mb(r.listRSS))
 	}
 	if len(rows) > 1 {
@@ -410,26 +415,32 @@ func checkExplainAll(t *testing.T, ctx context.Context, cp *embedded.ControlPlan
 	}
 }
 
+// usage is what maxrss read of one run of a command.
+type usage struct {
+	wall, cpu time.Duration // cpu: the child's user and system time
+	rss       int64         // peak, bytes
+}
+
 // timed runs bin through maxrss (built into rusage by buildMaxRSS), its
-// output discarded, and returns its wall time and peak RSS in bytes.
-func timed(ctx context.Context, rusage, kubeconfig, bin string, args ...string) (time.Duration, int64, error) {
+// output discarded, and returns its wall time, CPU time and peak RSS.
+func timed(ctx context.Context, rusage, kubeconfig, bin string, args ...string) (usage, error) {
 	out := filepath.Join(filepath.Dir(rusage), "last")
 	c := exec.CommandContext(ctx, rusage, append([]string{out, bin}, args...)...)
 	c.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	var stderr strings.Builder
 	c.Stderr = &stderr
 	if err := c.Run(); err != nil {
-		return 0, 0, fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.String())
+		return usage{}, fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.String())
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
-		return 0, 0, err
+		return usage{}, err
 	}
-	var ns, rss int64
-	if _, err := fmt.Sscan(string(b), &ns, &rss); err != nil {
-		return 0, 0, fmt.Errorf("maxrss wrote %q: %v", b, err)
+	var ns, rss, cpu int64
+	if _, err := fmt.Sscan(string(b), &ns, &rss, &cpu); err != nil {
+		return usage{}, fmt.Errorf("maxrss wrote %q: %v", b, err)
 	}
-	return time.Duration(ns), rss, nil
+	return usage{wall: time.Duration(ns), cpu: time.Duration(cpu), rss: rss}, nil
 }
 
 // buildMaxRSS builds ./maxrss, which reads a child's peak RSS as the

@@ -68,43 +68,28 @@ func eachPage(ctx context.Context, list func(context.Context, metav1.ListOptions
 	})
 }
 
-// listPods lists pods, each trimmed by slimPod; the messages of their
-// PodScheduled conditions, most of them alike, are kept once.
+// listPods lists pods, each trimmed by slimPod, and what many of them hold
+// alike (see sharer) kept once.
 func listPods(ctx context.Context, c kubernetes.Interface, ns string, opts metav1.ListOptions) ([]*corev1.Pod, error) {
 	var out []*corev1.Pod
-	messages := map[string]string{}
+	sh := newSharer()
 	err := eachPage(ctx, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return c.CoreV1().Pods(ns).List(ctx, opts)
 	}, opts, func(obj runtime.Object) {
-		p := slimPod(obj.(*corev1.Pod))
-		for i := range p.Status.Conditions {
-			p.Status.Conditions[i].Message = intern(messages, p.Status.Conditions[i].Message)
-		}
-		out = append(out, p)
+		out = append(out, sh.pod(slimPod(obj.(*corev1.Pod))))
 	})
 	return out, err
 }
 
-// intern returns the copy of s kept in seen.
-func intern(seen map[string]string, s string) string {
-	if k, ok := seen[s]; ok {
-		return k
-	}
-	seen[s] = s
-	return s
-}
-
-// listEvents lists events, each trimmed by slimEvent; their messages, most
-// of them alike, are kept once.
+// listEvents lists events, each trimmed by slimEvent; their messages and
+// the other strings many of them hold alike are kept once.
 func listEvents(ctx context.Context, c kubernetes.Interface, ns string, opts metav1.ListOptions) ([]corev1.Event, error) {
 	var out []corev1.Event
-	messages := map[string]string{}
+	sh := newSharer()
 	err := eachPage(ctx, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return c.CoreV1().Events(ns).List(ctx, opts)
 	}, opts, func(obj runtime.Object) {
-		e := slimEvent(obj.(*corev1.Event))
-		e.Message = intern(messages, e.Message)
-		out = append(out, e)
+		out = append(out, sh.event(slimEvent(obj.(*corev1.Event))))
 	})
 	return out, err
 }

@@ -78,8 +78,9 @@ func TestListPods_boundedAcrossPages(t *testing.T) {
 	}
 }
 
-// slimPod and slimEvent keep everything explain.Infer reads: its answer on
-// the trimmed objects is its answer on the whole ones.
+// slimPod and slimEvent keep everything explain.Infer reads, and sharing
+// what the objects hold alike changes nothing it reads: its answer on the
+// trimmed, shared objects is its answer on the whole ones.
 func TestSlimObjects_sameExplanations(t *testing.T) {
 	now := explainNow
 	prio := int32(1000)
@@ -159,11 +160,12 @@ func TestSlimObjects_sameExplanations(t *testing.T) {
 	in := explain.Input{Now: now, Pods: pods, Events: events, Nodes: []*corev1.Node{node}, Config: explain.DefaultConfig()}
 	slim := in
 	slim.Pods, slim.Events = nil, nil
+	sh := newSharer()
 	for _, p := range pods {
-		slim.Pods = append(slim.Pods, slimPod(p))
+		slim.Pods = append(slim.Pods, sh.pod(slimPod(p.DeepCopy())))
 	}
 	for i := range events {
-		slim.Events = append(slim.Events, slimEvent(&events[i]))
+		slim.Events = append(slim.Events, sh.event(slimEvent(&events[i])))
 	}
 	want, got := explain.Infer(in), explain.Infer(slim)
 	if !reflect.DeepEqual(got, want) {
@@ -172,5 +174,75 @@ func TestSlimObjects_sameExplanations(t *testing.T) {
 				t.Errorf("%s: trimmed\n%+v\nwhole\n%+v", want[i].Name, got[i], want[i])
 			}
 		}
+	}
+}
+
+// Pods and events alike point at one copy of what they hold alike; a
+// difference anywhere in it keeps a copy of its own; sharing changes no
+// value.
+func TestSharer(t *testing.T) {
+	secs := func(v int64) *int64 { return &v }
+	base := func() *corev1.Pod {
+		prio := int32(10)
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "p"},
+			Spec: corev1.PodSpec{
+				SchedulerName: "default-scheduler", Priority: &prio, NodeSelector: map[string]string{"pool": "a", "zone": "z"},
+				Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("1Gi")}}}},
+				Tolerations: []corev1.Toleration{{Key: "node.kubernetes.io/not-ready", Operator: corev1.TolerationOpExists,
+					Effect: corev1.TaintEffectNoExecute, TolerationSeconds: secs(300)}},
+			},
+			Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+				Reason: "Unschedulable", Message: "0/1 nodes are available"}}},
+		}
+	}
+	for _, tc := range []struct {
+		name                                               string
+		change                                             func(*corev1.Pod)
+		containers, tolerations, selector, priority, alike bool
+	}{
+		{"alike", func(*corev1.Pod) {}, true, true, true, true, true},
+		{"other cpu", func(p *corev1.Pod) {
+			p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("2")
+		}, false, true, true, true, false},
+		{"other container name", func(p *corev1.Pod) { p.Spec.Containers[0].Name = "d" }, false, true, true, true, false},
+		{"a second container", func(p *corev1.Pod) {
+			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "e"})
+		}, false, true, true, true, false},
+		{"other toleration seconds", func(p *corev1.Pod) { p.Spec.Tolerations[0].TolerationSeconds = secs(30) }, true, false, true, true, false},
+		{"no toleration seconds", func(p *corev1.Pod) { p.Spec.Tolerations[0].TolerationSeconds = nil }, true, false, true, true, false},
+		{"other toleration effect", func(p *corev1.Pod) { p.Spec.Tolerations[0].Effect = corev1.TaintEffectNoSchedule }, true, false, true, true, false},
+		{"other selector value", func(p *corev1.Pod) { p.Spec.NodeSelector["zone"] = "y" }, true, true, false, true, false},
+		{"selector key and value swapped", func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{"poola": "", "zone": "z"} }, true, true, false, true, false},
+		{"other priority", func(p *corev1.Pod) { *p.Spec.Priority = 11 }, true, true, true, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sh := newSharer()
+			first := sh.pod(slimPod(base()))
+			second := base()
+			tc.change(second)
+			want := slimPod(second.DeepCopy())
+			got := sh.pod(slimPod(second))
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("sharing changed the pod:\n%+v\nwant\n%+v", got, want)
+			}
+			for _, c := range []struct {
+				what       string
+				same, want bool
+			}{
+				{"containers", &got.Spec.Containers[0] == &first.Spec.Containers[0], tc.containers},
+				{"tolerations", &got.Spec.Tolerations[0] == &first.Spec.Tolerations[0], tc.tolerations},
+				{"node selector", reflect.ValueOf(got.Spec.NodeSelector).UnsafePointer() == reflect.ValueOf(first.Spec.NodeSelector).UnsafePointer(), tc.selector},
+				{"priority", got.Spec.Priority == first.Spec.Priority, tc.priority},
+			} {
+				if c.same != c.want {
+					t.Errorf("%s shared: %v, want %v", c.what, c.same, c.want)
+				}
+			}
+			if tc.alike != reflect.DeepEqual(got.Spec, first.Spec) {
+				t.Errorf("specs alike: %v, want %v", !tc.alike, tc.alike)
+			}
+		})
 	}
 }

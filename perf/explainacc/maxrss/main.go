@@ -1,6 +1,7 @@
 // Command maxrss runs a command and writes to OUT its wall time in
-// nanoseconds and its peak resident set size in bytes (getrusage's
-// ru_maxrss of the child), as "NANOSECONDS BYTES". It exists because a
+// nanoseconds, its peak resident set size in bytes (getrusage's ru_maxrss of
+// the child) and its CPU time (user and system) in nanoseconds, as
+// "NANOSECONDS BYTES CPU_NANOSECONDS". It exists because a
 // child that a large process starts directly reports that process's RSS:
 // Go starts children with vfork, sharing the parent's memory until exec,
 // and Linux carries that memory's high-water mark into the child's
@@ -35,7 +36,8 @@ func main() {
 	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss << 10 // Linux gives kilobytes
 	}
-	if werr := os.WriteFile(os.Args[1], []byte(fmt.Sprintf("%d %d\n", d.Nanoseconds(), rss)), 0o644); werr != nil {
+	cpu := c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+	if werr := os.WriteFile(os.Args[1], []byte(fmt.Sprintf("%d %d %d\n", d.Nanoseconds(), rss, cpu.Nanoseconds())), 0o644); werr != nil {
 		fmt.Fprintln(os.Stderr, "maxrss:", werr)
 		os.Exit(1)
 	}
