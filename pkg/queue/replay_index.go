@@ -12,15 +12,15 @@ type ReplayIndex struct{ q *PriorityQueue }
 // NewReplayIndex returns the replay index of q.
 func NewReplayIndex(q *PriorityQueue) *ReplayIndex { return &ReplayIndex{q: q} }
 
-// SetPodID gives pod, whose key (namespace/name) is key, the ID id. The
-// caller keeps one ID per key; IDs should be small, as the sub-queues index
-// slices by them. It panics if pod is not named key or id is another key's.
-func (x *ReplayIndex) SetPodID(pod *Pod, key string, id int32) {
+// NamePod names pod key, whose namespace is key[:ns] (key[ns] is '/', the
+// rest the pod's name), and gives it the ID id. The caller keeps one ID per
+// key; IDs should be small, as the sub-queues index slices by them. The
+// names are cut from key rather than compared with it: a replay creates
+// hundreds of thousands of pods, and reading each name's bytes again is a
+// cache miss apiece. It panics if id is another key's.
+func (x *ReplayIndex) NamePod(pod *Pod, key string, ns int, id int32) {
 	p := x.q
-	ns := len(pod.Namespace)
-	if len(key) != ns+1+len(pod.Name) || key[:ns] != pod.Namespace || key[ns] != '/' || key[ns+1:] != pod.Name {
-		panic("queue: SetPodID: key " + key + " is not the pod's namespace/name")
-	}
+	pod.Namespace, pod.Name = key[:ns], key[ns+1:]
 	for int(id) >= len(p.keys) {
 		p.keys = append(p.keys, "")
 	}
@@ -30,12 +30,12 @@ func (x *ReplayIndex) SetPodID(pod *Pod, key string, id int32) {
 		p.keys[id] = key
 		p.unmapped = append(p.unmapped, id)
 	default:
-		panic("queue: SetPodID: ID of " + p.keys[id] + " given to " + key)
+		panic("queue: NamePod: ID of " + p.keys[id] + " given to " + key)
 	}
 	pod.key, pod.internedBy, pod.id = key, p, id
 }
 
-// Reserve makes room for IDs below n, for a caller about to give SetPodID
+// Reserve makes room for IDs below n, for a caller about to give NamePod
 // that many: the tables indexed by ID then grow once, not as IDs arrive.
 func (x *ReplayIndex) Reserve(n int) {
 	p := x.q

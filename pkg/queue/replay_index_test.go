@@ -10,9 +10,12 @@ func TestReplayIndex(t *testing.T) {
 	q := NewPriorityQueue(WithClock(&fakeClock{now: time.Unix(0, 0)}))
 	x := NewReplayIndex(q)
 	x.Reserve(8)
-	a, b := &Pod{Namespace: "ns", Name: "a"}, &Pod{Namespace: "ns", Name: "b"}
-	x.SetPodID(a, "ns/a", 5)
-	x.SetPodID(b, "ns/b", 2)
+	a, b := &Pod{}, &Pod{}
+	x.NamePod(a, "ns/a", 2, 5)
+	x.NamePod(b, "ns/b", 2, 2)
+	if a.Namespace != "ns" || a.Name != "a" || a.Key() != "ns/a" {
+		t.Errorf("NamePod(ns/a) named the pod %q, %q (key %q)", a.Namespace, a.Name, a.Key())
+	}
 	q.Add(a)
 	if loc, pi := x.Locate(5); loc != LocationActive || pi.Pod != a {
 		t.Errorf("Locate(5) = %s, %v; want active, ns/a", loc, pi)
@@ -34,13 +37,13 @@ func TestReplayIndex(t *testing.T) {
 		t.Errorf("PodID(ns/b) = %d, want 2", id)
 	}
 	for name, f := range map[string]func(){
-		"key not the pod's": func() { x.SetPodID(&Pod{Namespace: "ns", Name: "d"}, "ns/e", 3) },
-		"ID of another key": func() { x.SetPodID(&Pod{Namespace: "ns", Name: "d"}, "ns/d", 5) },
+		"ID of another key":      func() { x.NamePod(&Pod{}, "ns/d", 2, 5) },
+		"namespace past the key": func() { x.NamePod(&Pod{}, "ns/d", 4, 3) },
 	} {
 		func() {
 			defer func() {
 				if recover() == nil {
-					t.Errorf("%s: SetPodID did not panic", name)
+					t.Errorf("%s: NamePod did not panic", name)
 				}
 			}()
 			f()

@@ -52,8 +52,10 @@ type Model struct {
 	// pods is indexed by pod index.
 	pods []podState
 	// names[i] is pod i's name: the replay's (setPodNames), or those the
-	// Driver methods were given.
-	names []string
+	// Driver methods were given; nsLens[i], where set, the length of its
+	// namespace.
+	names  []string
+	nsLens []uint8
 	// ids indexes the names the Driver methods are given.
 	ids map[string]int32
 	// byName and byIndex say which methods drove the model so far, to catch
@@ -154,11 +156,11 @@ func (m *Model) index(name string) int32 {
 }
 
 // setPodNames implements indexedDriver.
-func (m *Model) setPodNames(names []string) {
+func (m *Model) setPodNames(names []string, nsLens []uint8) {
 	if m.byName {
 		panic("trace: a Model driven by names was given indices")
 	}
-	m.names = names
+	m.names, m.nsLens = names, nsLens
 	// Every pod of the replay gets a state: the tables grow here, once for
 	// a whole trace, or by doubling as a streamed one is read.
 	if len(names) > m.reserved {
@@ -198,11 +200,22 @@ func (m *Model) copyPod(p *queue.Pod) *queue.Pod {
 // newPod returns a new object for pod i, with the queue's ID i.
 func (m *Model) newPod(i int32) *queue.Pod {
 	name := m.names[i]
-	ns, n, _ := strings.Cut(name, "/")
+	ns := noNS
+	if int(i) < len(m.nsLens) {
+		ns = int(m.nsLens[i])
+	}
+	if ns == noNS {
+		if ns = strings.IndexByte(name, '/'); ns < 0 {
+			// Not namespace/name: the namespace is the whole name, as
+			// strings.Cut would have it.
+			name += "/"
+			ns = len(name) - 1
+		}
+	}
 	// Field by field: the rest is zero already.
 	p := m.zeroPod()
-	p.Namespace, p.Name, p.UID = ns, n, name
-	m.replay.SetPodID(p, name, i)
+	p.UID = m.names[i]
+	m.replay.NamePod(p, name, ns, i)
 	return p
 }
 

@@ -3,11 +3,13 @@ package trace_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
 )
 
@@ -79,5 +81,33 @@ func TestReplay_InvalidExamples(t *testing.T) {
 				t.Logf("message differs from the reference (acceptable): got %q, reference %q", err, strings.TrimSpace(string(ref)))
 			}
 		})
+	}
+}
+
+// TestReplay_PodNames: a replay names each pod's object by cutting its
+// trace name at the first slash, which the trace finds when it first meets
+// the name; a namespace too long for the trace to note, or a name with no
+// slash (which only New accepts), is cut by the model itself.
+func TestReplay_PodNames(t *testing.T) {
+	long := strings.Repeat("n", 300)
+	for _, tc := range []struct{ label, name, wantNS, wantName, wantKey string }{
+		{"namespace/name", "team-a/p1", "team-a", "p1", "team-a/p1"},
+		{"cut at the first slash", "a/b/c", "a", "b/c", "a/b/c"},
+		{"300-byte namespace", long + "/p", long, "p", long + "/p"},
+		{"no slash", "lonely", "lonely", "", "lonely/"},
+	} {
+		tr := trace.New(trace.DefaultConfig(), []trace.Op{{Kind: trace.OpAdd, Pod: tc.name}})
+		m := trace.NewModel(tr.Config, tr.Plugins())
+		if err := trace.Replay(tr, m, io.Discard); err != nil {
+			t.Fatalf("%s: %v", tc.label, err)
+		}
+		loc, pi := m.Queue.Locate(tc.wantKey)
+		if pi == nil {
+			t.Errorf("%s: the queue holds no %.40q", tc.label, tc.wantKey)
+			continue
+		}
+		if p := pi.Pod; p.Namespace != tc.wantNS || p.Name != tc.wantName || p.UID != tc.name || loc != queue.LocationActive {
+			t.Errorf("%s: the queue holds %.40q/%q (UID %.40q) in %s; want %.40q/%q in activeQ", tc.label, p.Namespace, p.Name, p.UID, loc, tc.wantNS, tc.wantName)
+		}
 	}
 }
