@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -239,8 +242,11 @@ func TestExplainScale(t *testing.T) {
 		}
 		r.explain, r.list = median(et), median(kt)
 		r.explainCPU, r.listCPU = median(ec), median(kc)
-		t.Logf("%d pods: explain %s [%s], CPU %s, peak %.0f MB; %s %s [%s], CPU %s, peak %.0f MB", n,
-			dur(r.explain), durs(et), dur(r.explainCPU), mb(r.explainRSS), kubectlName, dur(r.list), durs(kt), dur(r.listCPU), mb(r.listRSS))
+		if r.waits, err = explainWaits(ctx, cp.KubeconfigPath, plugin); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d pods: explain %s [%s], CPU %s, peak %.0f MB; %s %s [%s], CPU %s, peak %.0f MB; explain's requests: %s", n,
+			dur(r.explain), durs(et), dur(r.explainCPU), mb(r.explainRSS), kubectlName, dur(r.list), durs(kt), dur(r.listCPU), mb(r.listRSS), r.waits)
 		rows = append(rows, r)
 		// Written at every size, so that a run cut short keeps its table.
 		writeReport(t, "scale.md", scaleReport(kubectlName, runs, base, rows))
@@ -262,6 +268,59 @@ type scaleRow struct {
 	explain, list       time.Duration
 	explainCPU, listCPU time.Duration // the commands' own CPU time (median)
 	explainRSS, listRSS int64
+	waits               requestWaits // of one more run of explain, with -v=6
+}
+
+// requestWaits is what explain waited for the API server, by resource: the
+// pages it asked for and the sum of their times to the response's headers,
+// which an API server sends once it has the page (the body's transfer and
+// decoding are the client's). Pods and events are listed side by side.
+type requestWaits struct {
+	podPages, eventPages int
+	pods, events         time.Duration
+}
+
+func (w requestWaits) String() string {
+	return fmt.Sprintf("pods %d pages in %s, events %d pages in %s", w.podPages, dur(w.pods), w.eventPages, dur(w.events))
+}
+
+// responseLine is client-go's log of a response at -v=6.
+var responseLine = regexp.MustCompile(`"Response" verb="GET" url="([^"]+)".* milliseconds=(\d+)`)
+
+// explainWaits runs explain -A -v=6 and sums, from its log, how long its
+// requests for pods and for events waited for the API server.
+func explainWaits(ctx context.Context, kubeconfig, plugin string) (requestWaits, error) {
+	c := exec.CommandContext(ctx, plugin, "explain", "-A", "-v=6")
+	c.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		return requestWaits{}, fmt.Errorf("%s explain -A -v=6: %v\n%s", plugin, err, stderr.String())
+	}
+	return parseWaits(stderr.String())
+}
+
+func parseWaits(log string) (requestWaits, error) {
+	var w requestWaits
+	for _, m := range responseLine.FindAllStringSubmatch(log, -1) {
+		u, err := url.Parse(m[1])
+		if err != nil {
+			return w, fmt.Errorf("client-go logged the URL %q: %v", m[1], err)
+		}
+		ms, _ := strconv.Atoi(m[2])
+		switch path.Base(u.Path) {
+		case "pods":
+			w.podPages++
+			w.pods += time.Duration(ms) * time.Millisecond
+		case "events":
+			w.eventPages++
+			w.events += time.Duration(ms) * time.Millisecond
+		}
+	}
+	if w.podPages == 0 || w.eventPages == 0 {
+		return w, fmt.Errorf("explain -A -v=6 logged no response for pods or events (client-go's log format changed?):\n%.2000s", log)
+	}
+	return w, nil
 }
 
 // scaleReport is TestExplainScale's table.
@@ -279,6 +338,15 @@ func scaleReport(kubectlName string, runs int, base int64, rows []scaleRow) stri
 			r.explain.Seconds(), r.list.Seconds(), float64(r.explain)/float64(r.list), r.explain.Seconds()/k, r.list.Seconds()/k,
 			r.explainCPU.Seconds()/k, r.listCPU.Seconds()/k,
 			mb(r.explainRSS), float64(r.explainRSS)/float64(r.pods)/1024, float64(r.explainRSS-base)/float64(r.pods)/1024, mb(r.listRSS))
+	}
+	fmt.Fprintf(&report, "\nWhere explain waits (one more run with -v=6; time to each page's response headers, summed; pods and events are listed side by side):\n\n")
+	fmt.Fprintf(&report, "| pending pods | pod pages | waiting for pods | per 1k pods | event pages | waiting for events | per 1k pods |\n")
+	fmt.Fprintf(&report, "|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		k := float64(r.pods) / 1000
+		w := r.waits
+		fmt.Fprintf(&report, "| %d | %d | %.2f s | %.3f s | %d | %.2f s | %.3f s |\n", r.pods,
+			w.podPages, w.pods.Seconds(), w.pods.Seconds()/k, w.eventPages, w.events.Seconds(), w.events.Seconds()/k)
 	}
 	if len(rows) > 1 {
 		first, last := rows[0], rows[len(rows)-1]
@@ -487,3 +555,29 @@ func envSizes(t *testing.T, name string, def []int) []int {
 }
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
+
+func TestParseWaits(t *testing.T) {
+	const pods = `I1125 07:50:00.123456   4242 round_trippers.go:632] "Response" verb="GET" url="https://127.0.0.1:6443/api/v1/pods?fieldSelector=status.phase%3DPending&limit=500" status="200 OK" milliseconds=12` + "\n"
+	const events = `I1125 07:50:00.223456   4242 round_trippers.go:632] "Response" verb="GET" url="https://127.0.0.1:6443/api/v1/events?continue=abc&fieldSelector=reason%3DFailedScheduling&limit=500" status="200 OK" milliseconds=30` + "\n"
+	const nodes = `I1125 07:50:00.323456   4242 round_trippers.go:632] "Response" verb="GET" url="https://127.0.0.1:6443/api/v1/nodes?limit=500" status="200 OK" milliseconds=900` + "\n"
+	for _, tc := range []struct {
+		name    string
+		log     string
+		want    requestWaits
+		wantErr bool
+	}{
+		{"pages summed by resource", pods + events + pods + nodes + events + events, requestWaits{podPages: 2, eventPages: 3, pods: 24 * time.Millisecond, events: 90 * time.Millisecond}, false},
+		{"no event pages", pods + nodes, requestWaits{}, true},
+		{"nothing logged", "explain: 3 pods\n", requestWaits{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseWaits(tc.log)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
+			}
+			if !tc.wantErr && got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
