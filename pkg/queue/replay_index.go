@@ -15,9 +15,9 @@ func NewReplayIndex(q *PriorityQueue) *ReplayIndex { return &ReplayIndex{q: q} }
 // NamePod names pod key, whose namespace is key[:ns] (key[ns] is '/', the
 // rest the pod's name), and gives it the ID id. The caller keeps one ID per
 // key; IDs should be small, as the sub-queues index slices by them. The
-// names are cut from key rather than compared with it: a replay creates
-// hundreds of thousands of pods, and reading each name's bytes again is a
-// cache miss apiece. It panics if id is another key's.
+// names are cut from key rather than given and compared with it, which a
+// replay would pay for each of its hundreds of thousands of new pods. It
+// panics if id is another key's.
 func (x *ReplayIndex) NamePod(pod *Pod, key string, ns int, id int32) {
 	p := x.q
 	pod.Namespace, pod.Name = key[:ns], key[ns+1:]

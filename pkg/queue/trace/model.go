@@ -52,10 +52,8 @@ type Model struct {
 	// pods is indexed by pod index.
 	pods []podState
 	// names[i] is pod i's name: the replay's (setPodNames), or those the
-	// Driver methods were given; nsLens[i], where set, the length of its
-	// namespace.
-	names  []string
-	nsLens []uint8
+	// Driver methods were given.
+	names []string
 	// ids indexes the names the Driver methods are given.
 	ids map[string]int32
 	// byName and byIndex say which methods drove the model so far, to catch
@@ -156,11 +154,11 @@ func (m *Model) index(name string) int32 {
 }
 
 // setPodNames implements indexedDriver.
-func (m *Model) setPodNames(names []string, nsLens []uint8) {
+func (m *Model) setPodNames(names []string) {
 	if m.byName {
 		panic("trace: a Model driven by names was given indices")
 	}
-	m.names, m.nsLens = names, nsLens
+	m.names = names
 	// Every pod of the replay gets a state: the tables grow here, once for
 	// a whole trace, or by doubling as a streamed one is read.
 	if len(names) > m.reserved {
@@ -200,17 +198,12 @@ func (m *Model) copyPod(p *queue.Pod) *queue.Pod {
 // newPod returns a new object for pod i, with the queue's ID i.
 func (m *Model) newPod(i int32) *queue.Pod {
 	name := m.names[i]
-	ns := noNS
-	if int(i) < len(m.nsLens) {
-		ns = int(m.nsLens[i])
-	}
-	if ns == noNS {
-		if ns = strings.IndexByte(name, '/'); ns < 0 {
-			// Not namespace/name: the namespace is the whole name, as
-			// strings.Cut would have it.
-			name += "/"
-			ns = len(name) - 1
-		}
+	ns := strings.IndexByte(name, '/')
+	if ns < 0 {
+		// Not namespace/name: the namespace is the whole name, as
+		// strings.Cut would have it.
+		name += "/"
+		ns = len(name) - 1
 	}
 	// Field by field: the rest is zero already.
 	p := m.zeroPod()

@@ -49,15 +49,13 @@ type Driver interface {
 // indexedDriver is a Driver that also takes pods by a dense index: Replay
 // gives each pod of a trace an index, from 0, the same for the whole replay,
 // so that the driver need not hash names, and passes names only through
-// setPodNames, so that it need not read a name it does not use (nor cut one:
-// the trace gives the namespace's length). The Model is
+// setPodNames, so that it need not read a name it does not use. The Model is
 // one; other drivers are driven by name (byName).
 type indexedDriver interface {
 	Driver
-	// setPodNames gives pod i's name as names[i] and the length of its
-	// namespace as nsLens[i] (noNS: unknown), before any operation; the
-	// driver must not change either.
-	setPodNames(names []string, nsLens []uint8)
+	// setPodNames gives pod i's name as names[i], before any operation; the
+	// driver must not change names.
+	setPodNames(names []string)
 	addIndex(i int32, priority int32, gates []string)
 	failIndex(i int32, plugins, pending []string)
 	doneIndex(i int32)
@@ -76,7 +74,7 @@ type byName struct {
 	pods []string
 }
 
-func (d *byName) setPodNames(names []string, _ []uint8) { d.names = names }
+func (d *byName) setPodNames(names []string) { d.names = names }
 func (d *byName) addIndex(i int32, priority int32, gates []string) {
 	d.Add(d.names[i], priority, gates)
 }
@@ -335,7 +333,7 @@ func appendFinalLine(b []byte, s Snapshot, pods []NamedPodState) []byte {
 // callers that must print nothing on error should buffer w.
 func Replay(t *Trace, d Driver, w io.Writer) error {
 	r := newReplayer(d, w)
-	r.ix.setPodNames(t.names, t.nsLens)
+	r.ix.setPodNames(t.names)
 	for _, block := range t.ops {
 		if err := r.run(t, block); err != nil {
 			return err

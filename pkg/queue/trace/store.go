@@ -1,9 +1,6 @@
 package trace
 
-import (
-	"encoding/binary"
-	"strings"
-)
+import "encoding/binary"
 
 // Trace is a parsed trace. Its operations are stored compactly (see Len, Op
 // and Ops): a long trace holds no pointer per operation for the garbage
@@ -14,11 +11,8 @@ type Trace struct {
 	// blocks, never copying what it has read.
 	ops    [][]op
 	numOps int
-	// names[i] is pod i's name, each name once, and nsLens[i] the length of
-	// its namespace (noNS if it has no slash or a longer one), found while
-	// the name's bytes are at hand, for the replay to cut it with.
-	names  []string
-	nsLens []uint8
+	// names[i] is pod i's name, each name once.
+	names []string
 	// args are the distinct argument lists of the ops, shared between ops.
 	args []opArgs
 }
@@ -122,18 +116,6 @@ func (b *builder) expect(size int64) {
 	pods := min(size/40/4, 1<<22)
 	b.ids = make(map[string]int32, pods)
 	b.t.names = make([]string, 0, pods)
-	b.t.nsLens = make([]uint8, 0, pods)
-}
-
-// noNS is the nsLens entry of a name whose namespace the replay must find
-// itself.
-const noNS = 255
-
-func nsLen(name string) uint8 {
-	if i := strings.IndexByte(name, '/'); i >= 0 && i < noNS {
-		return uint8(i)
-	}
-	return noNS
 }
 
 // New returns a trace of ops. Ops that name the same pod, or have equal
@@ -152,7 +134,6 @@ func (b *builder) pod(name string) int32 {
 		id = int32(len(b.t.names))
 		b.ids[name] = id
 		b.t.names = append(b.t.names, name)
-		b.t.nsLens = append(b.t.nsLens, nsLen(name))
 	}
 	return id
 }

@@ -81,7 +81,7 @@ func ReadAndReplay(r io.Reader, newDriver func(Config) (StreamDriver, error), w 
 		if len(b.plugins) > 0 {
 			d.RegisterPlugins(b.plugins)
 		}
-		rp.ix.setPodNames(b.view.names, b.view.nsLens)
+		rp.ix.setPodNames(b.view.names)
 		failed = rp.run(&b.view, b.ops)
 	}
 	if readErr != nil {

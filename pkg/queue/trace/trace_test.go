@@ -85,9 +85,8 @@ func TestReplay_InvalidExamples(t *testing.T) {
 }
 
 // TestReplay_PodNames: a replay names each pod's object by cutting its
-// trace name at the first slash, which the trace finds when it first meets
-// the name; a namespace too long for the trace to note, or a name with no
-// slash (which only New accepts), is cut by the model itself.
+// trace name at the first slash; a name with no slash (which only New
+// accepts) is all namespace.
 func TestReplay_PodNames(t *testing.T) {
 	long := strings.Repeat("n", 300)
 	for _, tc := range []struct{ label, name, wantNS, wantName, wantKey string }{
