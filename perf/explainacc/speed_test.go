@@ -290,14 +290,11 @@ var responseLine = regexp.MustCompile(`"Response" verb="GET" url="([^"]+)".* mil
 // explainWaits runs explain -A -v=6 and sums, from its log, how long its
 // requests for pods and for events waited for the API server.
 func explainWaits(ctx context.Context, kubeconfig, plugin string) (requestWaits, error) {
-	c := exec.CommandContext(ctx, plugin, "explain", "-A", "-v=6")
-	c.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
-	var stderr strings.Builder
-	c.Stderr = &stderr
-	if err := c.Run(); err != nil {
-		return requestWaits{}, fmt.Errorf("%s explain -A -v=6: %v\n%s", plugin, err, stderr.String())
+	stderr, err := run(ctx, kubeconfig, plugin, "explain", "-A", "-v=6")
+	if err != nil {
+		return requestWaits{}, fmt.Errorf("%s explain -A -v=6: %v\n%s", plugin, err, stderr)
 	}
-	return parseWaits(stderr.String())
+	return parseWaits(string(stderr))
 }
 
 func parseWaits(log string) (requestWaits, error) {
