@@ -70,7 +70,7 @@ EXPLAIN_DURATION ?= 5m
 KUBECTL_BIN      ?= $(CURDIR)/perf/out/kubectl
 EXPLAIN_SCALE_SIZES ?= 1000,5000,20000,50000
 
-.PHONY: explain-accuracy explain-speed explain-scale
+.PHONY: explain-accuracy explain-speed explain-scale explain-event-pages
 
 explain-accuracy: ## explain's placement, calibration and next-retry error against the scheduler's queue, gate on and off, EXPLAIN_DURATION each → perf/out/explainacc/report.md
 	cd perf && SCHEDQ_EXPLAINACC_DURATION=$(EXPLAIN_DURATION) SCHEDQ_EXPLAINACC_OUT=$(EXPLAIN_OUT) $(GO) test -count=1 -timeout 3h -run '^TestExplainAccuracy$$' -v ./explainacc/
@@ -86,6 +86,11 @@ explain-scale: build $(KUBECTL_BIN) ## explain -A against kubectl get pods -A -o
 	cd perf && SCHEDQ_EXPLAIN_SCALE=1 SCHEDQ_EXPLAIN_SCALE_SIZES=$(EXPLAIN_SCALE_SIZES) KUBECTL=$(KUBECTL_BIN) SCHEDQ_PLUGIN=$(CURDIR)/$(BIN)/kubectl-schedq SCHEDQ_EXPLAINACC_OUT=$(EXPLAIN_OUT) \
 	  $(GO) test -count=1 -timeout 3h -run '^TestExplainScale$$' -v ./explainacc/
 	cat $(EXPLAIN_OUT)/scale.md
+
+explain-event-pages: ## FailedScheduling events listed in pages of 500, 2,000 and 5,000, at 20,000 to 100,000 events → perf/out/explainacc/event-pages.md
+	cd perf && SCHEDQ_EVENT_PAGES=1 SCHEDQ_EXPLAINACC_OUT=$(EXPLAIN_OUT) \
+	  $(GO) test -count=1 -timeout 30m -run '^TestEventPages$$' -v ./explainacc/
+	cat $(EXPLAIN_OUT)/event-pages.md
 
 # schedq-perf run: `make perf` runs the default workload on an embedded
 # control plane; PERF_FILE and PERF_FLAGS change what and how.

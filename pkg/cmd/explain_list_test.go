@@ -25,21 +25,33 @@ func pagedPods(n int) (*fake.Clientset, *[]int64) {
 	client := fake.NewSimpleClientset()
 	var limits []int64
 	client.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		opts := a.(k8stesting.ListActionImpl).GetListOptions()
-		limits = append(limits, opts.Limit)
-		from, _ := strconv.Atoi(opts.Continue)
-		to := min(n, from+int(opts.Limit))
+		from, to, limit := page(a, n)
+		limits = append(limits, limit)
 		list := &corev1.PodList{}
 		for i := from; i < to; i++ {
 			list.Items = append(list.Items, corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p-%d", i),
 				ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}}})
 		}
-		if to < n {
-			list.Continue = strconv.Itoa(to)
-		}
+		list.Continue = next(to, n)
 		return true, list, nil
 	})
 	return client, &limits
+}
+
+// page is the part of n objects a paged list call asks for, as the API
+// server serves it (the continue token is where the page starts).
+func page(a k8stesting.Action, n int) (from, to int, limit int64) {
+	opts := a.(k8stesting.ListActionImpl).GetListOptions()
+	from, _ = strconv.Atoi(opts.Continue)
+	return from, min(n, from+int(opts.Limit)), opts.Limit
+}
+
+// next is the continue token of a page that ends at to, of n.
+func next(to, n int) string {
+	if to < n {
+		return strconv.Itoa(to)
+	}
+	return ""
 }
 
 func TestListPods_pages(t *testing.T) {
@@ -244,5 +256,33 @@ func TestSharer(t *testing.T) {
 				t.Errorf("specs alike: %v, want %v", !tc.alike, tc.alike)
 			}
 		})
+	}
+}
+
+// Events come in pages of eventChunkSize, pods in kubectl's.
+func TestListEvents_pages(t *testing.T) {
+	client := fake.NewSimpleClientset()
+	var limits []int64
+	const n = 12345
+	client.PrependReactor("list", "events", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		from, to, limit := page(a, n)
+		limits = append(limits, limit)
+		list := &corev1.EventList{}
+		for i := from; i < to; i++ {
+			list.Items = append(list.Items, corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("e-%d", i)},
+				Reason: explain.FailedSchedulingReason, InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: fmt.Sprintf("p-%d", i)}})
+		}
+		list.Continue = next(to, n)
+		return true, list, nil
+	})
+	events, err := listEvents(context.Background(), client, metav1.NamespaceAll, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != n || events[0].InvolvedObject.Name != "p-0" || events[n-1].InvolvedObject.Name != fmt.Sprintf("p-%d", n-1) {
+		t.Fatalf("got %d events, want the %d listed in order", len(events), n)
+	}
+	if want := []int64{5000, 5000, 5000}; !reflect.DeepEqual(limits, want) {
+		t.Errorf("limits %v, want %v", limits, want)
 	}
 }
