@@ -20,17 +20,23 @@ import (
 type parkedState struct {
 	tried   int
 	missing []*corev1.Pod
+	events  int // FailedScheduling events, of any pod
 }
 
-// parkedPods lists pods and FailedScheduling events in pages of 500.
+// parkedPods lists pods in pages of 500 and FailedScheduling events in
+// pages of 5,000: the events come from etcd, where a page costs time in
+// proportion to all of them (see explain's eventChunkSize), and a poll in
+// pages of 500 would keep the API server busy while the scheduler parks.
 func parkedPods(ctx context.Context, client kubernetes.Interface) (parkedState, error) {
 	withEvent := map[string]bool{}
-	opts := metav1.ListOptions{FieldSelector: "reason=" + explain.FailedSchedulingReason, Limit: 500}
+	events := 0
+	opts := metav1.ListOptions{FieldSelector: "reason=" + explain.FailedSchedulingReason, Limit: 5000}
 	for {
 		evs, err := client.CoreV1().Events(metav1.NamespaceAll).List(ctx, opts)
 		if err != nil {
 			return parkedState{}, err
 		}
+		events += len(evs.Items)
 		for _, e := range evs.Items {
 			withEvent[e.InvolvedObject.Namespace+"/"+e.InvolvedObject.Name] = true
 		}
@@ -39,7 +45,7 @@ func parkedPods(ctx context.Context, client kubernetes.Interface) (parkedState, 
 		}
 		opts.Continue = evs.Continue
 	}
-	var s parkedState
+	s := parkedState{events: events}
 	opts = metav1.ListOptions{FieldSelector: "spec.nodeName=", Limit: 500}
 	for {
 		pods, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, opts)
