@@ -129,8 +129,8 @@ the evidence cannot tell two queues apart, it says so.
 It only reads: pods, events, nodes, and the scheduler's metrics (found like
 'kubectl schedq status' finds them). Without the metrics it still answers,
 with lower confidence, and says what is missing. It lists pods, events and
-nodes all at once, in pages of 500 as kubectl does, and keeps of each object
-only what it reads.`,
+nodes all at once, pods and nodes in pages of 500 as kubectl does, events in
+pages of 5,000, and keeps of each object only what it reads.`,
 		Example: `  # One pod
   kubectl schedq explain web-7d9f -n shop
 
