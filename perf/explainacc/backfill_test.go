@@ -30,23 +30,16 @@ type parkedState struct {
 func parkedPods(ctx context.Context, client kubernetes.Interface) (parkedState, error) {
 	withEvent := map[string]bool{}
 	events := 0
-	opts := metav1.ListOptions{FieldSelector: "reason=" + explain.FailedSchedulingReason, Limit: 5000}
-	for {
-		evs, err := client.CoreV1().Events(metav1.NamespaceAll).List(ctx, opts)
-		if err != nil {
-			return parkedState{}, err
-		}
+	if _, err := eachEventPage(ctx, client, 5000, func(evs *corev1.EventList) {
 		events += len(evs.Items)
 		for _, e := range evs.Items {
 			withEvent[e.InvolvedObject.Namespace+"/"+e.InvolvedObject.Name] = true
 		}
-		if evs.Continue == "" {
-			break
-		}
-		opts.Continue = evs.Continue
+	}); err != nil {
+		return parkedState{}, err
 	}
 	s := parkedState{events: events}
-	opts = metav1.ListOptions{FieldSelector: "spec.nodeName=", Limit: 500}
+	opts := metav1.ListOptions{FieldSelector: "spec.nodeName=", Limit: 500}
 	for {
 		pods, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, opts)
 		if err != nil {
@@ -67,6 +60,24 @@ func parkedPods(ctx context.Context, client kubernetes.Interface) (parkedState, 
 			return s, nil
 		}
 		opts.Continue = pods.Continue
+	}
+}
+
+// eachEventPage lists every FailedScheduling event in pages of size and
+// hands fn each page; it returns the number of pages.
+func eachEventPage(ctx context.Context, client kubernetes.Interface, size int64, fn func(*corev1.EventList)) (pages int, err error) {
+	opts := metav1.ListOptions{FieldSelector: "reason=" + explain.FailedSchedulingReason, Limit: size}
+	for {
+		l, err := client.CoreV1().Events(metav1.NamespaceAll).List(ctx, opts)
+		if err != nil {
+			return pages, err
+		}
+		pages++
+		fn(l)
+		if l.Continue == "" {
+			return pages, nil
+		}
+		opts.Continue = l.Continue
 	}
 }
 

@@ -14,8 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-
-	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
 )
 
 // EventPagesEnv turns TestEventPages on (make explain-event-pages).
@@ -106,20 +104,10 @@ func syntheticPods(from, to int) []*corev1.Pod {
 	return pods
 }
 
-// listAllEvents lists every FailedScheduling event in pages of size.
+// listAllEvents lists every FailedScheduling event in pages of size and
+// times it.
 func listAllEvents(ctx context.Context, client kubernetes.Interface, size int64) (took time.Duration, pages, items int, err error) {
 	began := time.Now()
-	opts := metav1.ListOptions{FieldSelector: "reason=" + explain.FailedSchedulingReason, Limit: size}
-	for {
-		l, err := client.CoreV1().Events(metav1.NamespaceAll).List(ctx, opts)
-		if err != nil {
-			return 0, 0, 0, err
-		}
-		pages++
-		items += len(l.Items)
-		if l.Continue == "" {
-			return time.Since(began), pages, items, nil
-		}
-		opts.Continue = l.Continue
-	}
+	pages, err = eachEventPage(ctx, client, size, func(l *corev1.EventList) { items += len(l.Items) })
+	return time.Since(began), pages, items, err
 }
