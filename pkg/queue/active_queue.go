@@ -46,9 +46,9 @@ type activeQueue struct {
 	backoffQ *backoffQueue
 }
 
-func newActiveQueue(metrics Metrics, backoffQ *backoffQueue) *activeQueue {
+func newActiveQueue(metrics Metrics, backoffQ *backoffQueue, pos *heap.Positions) *activeQueue {
 	return &activeQueue{
-		queue:    heap.New[*QueuedPodInfo](heap.ByPriority, metrics.Pending(LabelActive)),
+		queue:    heap.New[*QueuedPodInfo](heap.ByPriority, metrics.Pending(LabelActive), pos, tagActiveQ),
 		metrics:  metrics,
 		backoffQ: backoffQ,
 	}
@@ -107,7 +107,9 @@ func (aq *activeQueue) pop() *QueuedPodInfo {
 
 func (aq *activeQueue) movePodToInFlight(p *QueuedPodInfo) bool {
 	p.Attempts++
-	if _, ok := aq.inFlightMarker(p.Pod); ok {
+	// By the record's ID, which is p.Pod's: the Pod object is read only
+	// when a pod with its key is in flight, which is rare.
+	if _, ok := aq.inFlightMarkerOf(p.id, p.Pod); ok {
 		return false
 	}
 	seq := aq.push(inFlightEntry{pod: p.Pod})
@@ -143,16 +145,22 @@ func (aq *activeQueue) push(e inFlightEntry) int64 {
 
 // inFlightMarker returns the index in inFlightEvents of the in-flight pod's
 // marker (pod must carry this queue's ID).
-func (aq *activeQueue) inFlightMarker(pod *Pod) (int, bool) {
-	if int(pod.id) < len(aq.inFlightPods) {
-		if seq := aq.inFlightPods[pod.id] - 1; seq >= 0 {
-			if i := int(seq - aq.inFlightBase); aq.inFlightEvents[i].pod.UID == pod.UID {
+func (aq *activeQueue) inFlightMarker(pod *Pod) (int, bool) { return aq.inFlightMarkerOf(pod.id, pod) }
+
+// inFlightMarkerOf is inFlightMarker for pod, whose ID is id.
+func (aq *activeQueue) inFlightMarkerOf(id int32, pod *Pod) (int, bool) {
+	if int(id) < len(aq.inFlightPods) {
+		if seq := aq.inFlightPods[id] - 1; seq >= 0 {
+			if i := int(seq - aq.inFlightBase); aq.inFlightEvents[i].pod == pod || aq.inFlightEvents[i].pod.UID == pod.UID {
 				return i, true
 			}
 		}
 	}
-	if seq, ok := aq.inFlightByUID[pod.UID]; ok {
-		return int(seq - aq.inFlightBase), true
+	// Guarded: reading pod.UID for an empty map would read the Pod object.
+	if len(aq.inFlightByUID) != 0 {
+		if seq, ok := aq.inFlightByUID[pod.UID]; ok {
+			return int(seq - aq.inFlightBase), true
+		}
 	}
 	return 0, false
 }

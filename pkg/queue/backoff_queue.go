@@ -25,7 +25,7 @@ type backoffQueue struct {
 	metrics          Metrics
 }
 
-func newBackoffQueue(clock PassiveClock, initial, max time.Duration, popFromBackoffQ bool, metrics Metrics) *backoffQueue {
+func newBackoffQueue(clock PassiveClock, initial, max time.Duration, popFromBackoffQ bool, metrics Metrics, pos *heap.Positions) *backoffQueue {
 	bq := &backoffQueue{
 		clock:                  clock,
 		podInitialBackoff:      initial,
@@ -41,8 +41,8 @@ func newBackoffQueue(clock PassiveClock, initial, max time.Duration, popFromBack
 	if popFromBackoffQ {
 		podOrder = heap.ByExpiryThenPriority
 	}
-	bq.podBackoffQ = heap.New[*QueuedPodInfo](podOrder, gauge)
-	bq.podErrorBackoffQ = heap.New[*QueuedPodInfo](heap.ByExpiry, gauge)
+	bq.podBackoffQ = heap.New[*QueuedPodInfo](podOrder, gauge, pos, tagBackoffQ)
+	bq.podErrorBackoffQ = heap.New[*QueuedPodInfo](heap.ByExpiry, gauge, pos, tagErrorBackoffQ)
 	return bq
 }
 
@@ -151,20 +151,20 @@ func (bq *backoffQueue) popAllBackoffCompleted() []*QueuedPodInfo {
 
 // add puts the pod in podErrorBackoffQ when it has no rejector plugins, else
 // in podBackoffQ. As upstream, a pod found in the other heap is taken out of
-// it and the incoming metric is not counted.
+// it and the incoming metric is not counted. Upstream adds before it takes
+// out; taking out first leaves both heaps as upstream's (they are
+// independent) and the pod in one heap at a time, as the shared positions
+// require.
 func (bq *backoffQueue) add(p *QueuedPodInfo, event string) {
+	to, other := bq.podBackoffQ, bq.podErrorBackoffQ
 	if !p.hasRejectors() {
-		bq.podErrorBackoffQ.AddOrUpdate(p.id, bq.key(p), p)
-		if bq.podBackoffQ.Delete(p.id) {
-			return
-		}
-	} else {
-		bq.podBackoffQ.AddOrUpdate(p.id, bq.key(p), p)
-		if bq.podErrorBackoffQ.Delete(p.id) {
-			return
-		}
+		to, other = other, to
 	}
-	bq.metrics.Incoming(LabelBackoff, event)
+	moved := other.Delete(p.id)
+	to.AddOrUpdate(p.id, bq.key(p), p)
+	if !moved {
+		bq.metrics.Incoming(LabelBackoff, event)
+	}
 }
 
 // update replaces the pod object of the pod with this ID in either heap.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/internal/heap"
 )
 
 func TestBackoffQueue_calculateBackoffDuration(t *testing.T) {
@@ -55,7 +57,7 @@ func TestBackoffQueue_isPodBackingoff(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("failedAt=%d,now=%d,count=%d,popFromBackoffQ=%v", tt.failedAt, tt.now, tt.count, tt.pfb), func(t *testing.T) {
 			c := &fakeClock{now: ms(tt.now)}
-			bq := newBackoffQueue(c, time.Second, 10*time.Second, tt.pfb, noopMetrics{})
+			bq := newBackoffQueue(c, time.Second, 10*time.Second, tt.pfb, noopMetrics{}, &heap.Positions{})
 			p := &QueuedPodInfo{Pod: &Pod{Name: "p"}, Timestamp: ms(tt.failedAt), UnschedulableCount: tt.count}
 			if got := bq.isPodBackingoff(p); got != tt.want {
 				t.Errorf("isPodBackingoff = %v, want %v (expiry %v)", got, tt.want, p.BackoffExpiration.Sub(epoch))
@@ -86,7 +88,7 @@ func TestBackoffCompletionWindow(t *testing.T) {
 	for _, failedAt := range []time.Duration{0, 300 * time.Millisecond, 999 * time.Millisecond, 10 * time.Second} {
 		for _, pfb := range []bool{true, false} {
 			c := &fakeClock{}
-			bq := newBackoffQueue(c, time.Second, 10*time.Second, pfb, noopMetrics{})
+			bq := newBackoffQueue(c, time.Second, 10*time.Second, pfb, noopMetrics{}, &heap.Positions{})
 			p := &QueuedPodInfo{Pod: &Pod{Name: "p"}, Timestamp: epoch.Add(failedAt), UnschedulableCount: 1}
 			earliest, _ := BackoffCompletionWindow(bq.getBackoffTime(p), pfb)
 			c.now = earliest.Add(-time.Millisecond)

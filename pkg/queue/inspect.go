@@ -33,22 +33,26 @@ func (p *PriorityQueue) LocatePod(pod *Pod) (Location, *QueuedPodInfo) {
 }
 
 func (p *PriorityQueue) locate(id int32) (Location, *QueuedPodInfo) {
-	if pi, ok := p.activeQ.queue.Get(id); ok {
+	tag, ok := p.positions.Holder(id)
+	if !ok {
+		return "", nil
+	}
+	switch tag {
+	case tagActiveQ:
+		pi, _ := p.activeQ.queue.Get(id)
 		return LocationActive, pi
-	}
-	if pi, ok := p.backoffQ.podBackoffQ.Get(id); ok {
+	case tagBackoffQ:
+		pi, _ := p.backoffQ.podBackoffQ.Get(id)
 		return LocationBackoff, pi
-	}
-	if pi, ok := p.backoffQ.podErrorBackoffQ.Get(id); ok {
+	case tagErrorBackoffQ:
+		pi, _ := p.backoffQ.podErrorBackoffQ.Get(id)
 		return LocationErrorBackoff, pi
 	}
-	if pi := p.unschedulablePods.get(id); pi != nil {
-		if pi.Gated() {
-			return LocationGated, pi
-		}
-		return LocationUnschedulable, pi
+	pi := p.unschedulablePods.get(id)
+	if pi.Gated() {
+		return LocationGated, pi
 	}
-	return "", nil
+	return LocationUnschedulable, pi
 }
 
 // InFlight reports whether the pod (by its UID) has been popped and not yet

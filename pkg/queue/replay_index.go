@@ -41,10 +41,7 @@ func (x *ReplayIndex) Reserve(n int) {
 	p := x.q
 	p.keys = slices.Grow(p.keys, max(0, n-len(p.keys)))
 	p.unmapped = slices.Grow(p.unmapped, max(0, n-len(p.unmapped)))
-	p.activeQ.queue.ReserveIDs(n)
-	p.backoffQ.podBackoffQ.ReserveIDs(n)
-	p.backoffQ.podErrorBackoffQ.ReserveIDs(n)
-	p.unschedulablePods.reserveIDs(n)
+	p.positions.Reserve(n)
 	if n > len(p.activeQ.inFlightPods) {
 		p.activeQ.inFlightPods = append(p.activeQ.inFlightPods, make([]int64, n-len(p.activeQ.inFlightPods))...)
 	}

@@ -4,6 +4,16 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/internal/heap"
+)
+
+// The sub-queues' tags in PriorityQueue.positions.
+const (
+	tagActiveQ heap.Tag = iota
+	tagBackoffQ
+	tagErrorBackoffQ
+	tagUnschedulablePods
 )
 
 // Defaults, as kube-scheduler's (podInitialBackoffSeconds,
@@ -98,6 +108,10 @@ type PriorityQueue struct {
 	activeQ           *activeQueue
 	backoffQ          *backoffQueue
 	unschedulablePods *unschedulablePods
+	// positions is where activeQ, podBackoffQ, podErrorBackoffQ and
+	// unschedulablePods keep their pods' indices, tagged with the sub-queue:
+	// a pod is in at most one, and finding which reads one word.
+	positions heap.Positions
 
 	// keys[id] is the pod key (namespace/name) the sub-queues index by id;
 	// ids maps keys back, but for the keys in unmapped, given by a
@@ -156,13 +170,13 @@ func NewPriorityQueue(opts ...Option) *PriorityQueue {
 		moveRequestCycle:                  -1,
 		metrics:                           o.metrics,
 	}
-	pq.backoffQ = newBackoffQueue(o.clock, o.podInitialBackoffDuration, o.podMaxBackoffDuration, o.popFromBackoffQ, o.metrics)
+	pq.backoffQ = newBackoffQueue(o.clock, o.podInitialBackoffDuration, o.podMaxBackoffDuration, o.popFromBackoffQ, o.metrics, &pq.positions)
 	var popper *backoffQueue
 	if o.popFromBackoffQ {
 		popper = pq.backoffQ
 	}
-	pq.activeQ = newActiveQueue(o.metrics, popper)
-	pq.unschedulablePods = newUnschedulablePods(o.metrics)
+	pq.activeQ = newActiveQueue(o.metrics, popper, &pq.positions)
+	pq.unschedulablePods = newUnschedulablePods(o.metrics, &pq.positions)
 
 	pq.addQueueingHints(o.queueingHintMap)
 	return pq

@@ -1,20 +1,23 @@
 package queue
 
+import "github.com/kubectl-schedq/kubectl-schedq/pkg/queue/internal/heap"
+
 // unschedulablePods holds pods that wait for a cluster event (or the leftover
 // flush), and gated pods. Upstream keeps a map and walks it in Go's random
 // order; this one walks in a deterministic order (a slice with swap-remove),
 // which only matters for pods that tie in every ordering.
 type unschedulablePods struct {
-	// slot[id] is the pod's index in pods plus one; 0 means absent.
-	slot []int32
+	// pos holds the pods' indices in pods, under tagUnschedulablePods.
+	pos  *heap.Positions
 	pods []*QueuedPodInfo
 
 	unschedulableRecorder, gatedRecorder MetricRecorder
 	metrics                              Metrics
 }
 
-func newUnschedulablePods(metrics Metrics) *unschedulablePods {
+func newUnschedulablePods(metrics Metrics, pos *heap.Positions) *unschedulablePods {
 	return &unschedulablePods{
+		pos:                   pos,
 		unschedulableRecorder: metrics.Pending(LabelUnschedulable),
 		gatedRecorder:         metrics.Pending(LabelGated),
 		metrics:               metrics,
@@ -45,26 +48,12 @@ func (u *unschedulablePods) addOrUpdate(p *QueuedPodInfo, gatedBefore bool, even
 		u.unschedulableRecorder.Inc()
 	}
 	u.metrics.Incoming(LabelUnschedulable, event)
-	if n := int(p.id) + 1; n > len(u.slot) {
-		u.slot = append(u.slot, make([]int32, max(n-len(u.slot), len(u.slot)/2))...)
-	}
+	u.pos.Claim(p.id)
 	u.pods = append(u.pods, p)
-	u.slot[p.id] = int32(len(u.pods))
+	u.pos.Set(p.id, tagUnschedulablePods, len(u.pods)-1)
 }
 
-// reserveIDs makes room for IDs below n.
-func (u *unschedulablePods) reserveIDs(n int) {
-	if n > len(u.slot) {
-		u.slot = append(u.slot, make([]int32, n-len(u.slot))...)
-	}
-}
-
-func (u *unschedulablePods) index(id int32) int {
-	if int(id) >= len(u.slot) {
-		return -1
-	}
-	return int(u.slot[id]) - 1
-}
+func (u *unschedulablePods) index(id int32) int { return u.pos.Get(id, tagUnschedulablePods) }
 
 // delete removes the pod with this ID; gated says which gauge to decrement.
 func (u *unschedulablePods) delete(id int32, gated bool) {
@@ -80,11 +69,11 @@ func (u *unschedulablePods) delete(id int32, gated bool) {
 	last := len(u.pods) - 1
 	if i != last {
 		u.pods[i] = u.pods[last]
-		u.slot[u.pods[i].id] = int32(i + 1)
+		u.pos.Set(u.pods[i].id, tagUnschedulablePods, i)
 	}
 	u.pods[last] = nil
 	u.pods = u.pods[:last]
-	u.slot[id] = 0
+	u.pos.Clear(id)
 }
 
 func (u *unschedulablePods) get(id int32) *QueuedPodInfo {

@@ -20,16 +20,19 @@ type Instant struct {
 func (a Instant) before(b Instant) bool { return a.Sec < b.Sec || a.Sec == b.Sec && a.Nsec < b.Nsec }
 
 // Key is what an item is ordered by: Expiry, Timestamp and Priority, with
-// the instants' fields laid out to leave no padding.
+// the instants' fields laid out to leave no padding. The heap keeps the
+// item's ID in the key's last four bytes, which would be padding otherwise:
+// an entry is then 40 bytes, not 48, and a sift moves less memory.
 type Key struct {
 	ExpirySec, TimestampSec   int64
 	ExpiryNsec, TimestampNsec int32
 	Priority                  int32
+	id                        int32
 }
 
 // KeyOf returns the key of these values.
 func KeyOf(expiry, timestamp Instant, priority int32) Key {
-	return Key{expiry.Sec, timestamp.Sec, expiry.Nsec, timestamp.Nsec, priority}
+	return Key{ExpirySec: expiry.Sec, TimestampSec: timestamp.Sec, ExpiryNsec: expiry.Nsec, TimestampNsec: timestamp.Nsec, Priority: priority}
 }
 
 func (k *Key) expiry() Instant    { return Instant{k.ExpirySec, k.ExpiryNsec} }
@@ -54,23 +57,24 @@ type Recorder interface {
 }
 
 type entry[T any] struct {
-	key Key
-	id  int32
+	key Key // key.id is the item's ID
 	obj T
 }
 
 // Heap is a min-heap under its Order.
 type Heap[T any] struct {
 	queue []entry[T]
-	// pos[id] is the item's index in queue plus one; 0 means absent.
-	pos      []int32
+	// pos holds the items' indices in queue, under tag.
+	pos      *Positions
+	tag      Tag
 	order    Order
 	recorder Recorder
 }
 
-// New returns an empty heap; recorder may be nil.
-func New[T any](order Order, recorder Recorder) *Heap[T] {
-	return &Heap[T]{order: order, recorder: recorder}
+// New returns an empty heap that keeps its items' indices in pos under tag,
+// which no other holder of pos uses; recorder may be nil.
+func New[T any](order Order, recorder Recorder, pos *Positions, tag Tag) *Heap[T] {
+	return &Heap[T]{order: order, recorder: recorder, pos: pos, tag: tag}
 }
 
 func (h *Heap[T]) less(a, b *Key) bool {
@@ -96,8 +100,10 @@ func lessByPriority(a, b *Key) bool {
 
 // up and down are container/heap's, moving the item through a hole instead
 // of swapping at each level: the same comparisons, the same final order.
+// They write the Positions entries themselves (as Positions.Set does), from
+// a slice header loaded once per sift.
 func (h *Heap[T]) up(j int) {
-	q := h.queue
+	q, pos, tag := h.queue, h.pos.p, int32(h.tag)
 	e := q[j]
 	byPriority := h.order == ByPriority
 	for {
@@ -109,15 +115,15 @@ func (h *Heap[T]) up(j int) {
 			break
 		}
 		q[j] = q[i]
-		h.pos[q[j].id] = int32(j + 1)
+		pos[q[j].key.id] = int32(j+1)<<2 | tag
 		j = i
 	}
 	q[j] = e
-	h.pos[e.id] = int32(j + 1)
+	pos[e.key.id] = int32(j+1)<<2 | tag
 }
 
 func (h *Heap[T]) down(i0, n int) bool {
-	q := h.queue
+	q, pos, tag := h.queue, h.pos.p, int32(h.tag)
 	e := q[i0]
 	i := i0
 	byPriority := h.order == ByPriority
@@ -136,11 +142,11 @@ func (h *Heap[T]) down(i0, n int) bool {
 			break
 		}
 		q[i] = q[j]
-		h.pos[q[i].id] = int32(i + 1)
+		pos[q[i].key.id] = int32(i+1)<<2 | tag
 		i = j
 	}
 	q[i] = e
-	h.pos[e.id] = int32(i + 1)
+	pos[e.key.id] = int32(i+1)<<2 | tag
 	return i > i0
 }
 
@@ -148,8 +154,8 @@ func (h *Heap[T]) down(i0, n int) bool {
 func (h *Heap[T]) swap(i, j int) {
 	q := h.queue
 	q[i], q[j] = q[j], q[i]
-	h.pos[q[i].id] = int32(i + 1)
-	h.pos[q[j].id] = int32(j + 1)
+	h.pos.Set(q[i].key.id, h.tag, i)
+	h.pos.Set(q[j].key.id, h.tag, j)
 }
 
 // removeLast is the Pop method container/heap calls last.
@@ -158,39 +164,26 @@ func (h *Heap[T]) removeLast() T {
 	e := h.queue[n]
 	h.queue[n] = entry[T]{}
 	h.queue = h.queue[:n]
-	h.pos[e.id] = 0
+	h.pos.Clear(e.key.id)
 	return e.obj
 }
 
-func (h *Heap[T]) index(id int32) int {
-	if int(id) >= len(h.pos) {
-		return -1
-	}
-	return int(h.pos[id]) - 1
-}
-
-// ReserveIDs makes room for IDs below n, so that the ID table grows once
-// rather than as IDs arrive.
-func (h *Heap[T]) ReserveIDs(n int) {
-	if n > len(h.pos) {
-		h.pos = append(h.pos, make([]int32, n-len(h.pos))...)
-	}
-}
+func (h *Heap[T]) index(id int32) int { return h.pos.Get(id, h.tag) }
 
 // AddOrUpdate inserts obj under id, or replaces the item with this ID and
 // restores the heap order (heap.Fix).
 func (h *Heap[T]) AddOrUpdate(id int32, key Key, obj T) {
 	if i := h.index(id); i >= 0 {
-		h.queue[i] = entry[T]{key: key, id: id, obj: obj}
+		key.id = id
+		h.queue[i] = entry[T]{key: key, obj: obj}
 		if !h.down(i, len(h.queue)) {
 			h.up(i)
 		}
 		return
 	}
-	if n := int(id) + 1; n > len(h.pos) {
-		h.pos = append(h.pos, make([]int32, max(n-len(h.pos), len(h.pos)/2))...)
-	}
-	h.queue = append(h.queue, entry[T]{key: key, id: id, obj: obj})
+	h.pos.Claim(id)
+	key.id = id
+	h.queue = append(h.queue, entry[T]{key: key, obj: obj})
 	h.up(len(h.queue) - 1)
 	if h.recorder != nil {
 		h.recorder.Inc()

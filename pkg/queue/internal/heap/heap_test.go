@@ -15,7 +15,7 @@ type item struct {
 // sorted, and membership is exact throughout.
 func TestHeap_againstSort(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
-	h := New[*item](ByExpiry, nil)
+	h := New[*item](ByExpiry, nil, &Positions{}, 1)
 	live := map[int32]int{}
 	for n := 0; n < 5000; n++ {
 		id := int32(r.Intn(300))
