@@ -61,15 +61,21 @@ type Model struct {
 	byName, byIndex bool
 	// reserved is the number of pods the tables have room for.
 	reserved int
-	// podBlock is where new Pod objects are taken from, a block at a time.
+	// podBlock is where new Pod objects are taken from, a block at a time,
+	// after freePods: objects of bound pods that nothing references any more.
 	podBlock []queue.Pod
+	freePods []*queue.Pod
 }
 
 // podState is what the driver keeps per pod: the latest object (nil until
 // added), and the record handed out by Pop while the pod is in flight.
+// shared is set once the object went to the queue in an update or an
+// activation, which may keep it among the in-flight events: it is then
+// never reused.
 type podState struct {
 	pod      *queue.Pod
 	inFlight *queue.QueuedPodInfo
+	shared   bool
 }
 
 var (
@@ -177,9 +183,17 @@ func (m *Model) state(i int32) *podState {
 	return &m.pods[i]
 }
 
-// zeroPod returns a new zero object: one allocation per block of pods, not
-// per pod.
+// zeroPod returns a new zero object: a bound pod's, or one of a block (one
+// allocation per block of pods, not per pod). A reused object is one the
+// processor's caches likely still hold, where a new one is memory the
+// replay has not touched yet.
 func (m *Model) zeroPod() *queue.Pod {
+	if n := len(m.freePods); n > 0 {
+		p := m.freePods[n-1]
+		m.freePods = m.freePods[:n-1]
+		*p = queue.Pod{}
+		return p
+	}
 	if len(m.podBlock) == 0 {
 		m.podBlock = make([]queue.Pod, 256)
 	}
@@ -244,7 +258,7 @@ func (m *Model) addIndex(i int32, priority int32, gates []string) {
 		p = m.newPod(i)
 	}
 	p.Priority, p.SchedulingGates = priority, gates
-	st.pod = p
+	st.pod, st.shared = p, false
 	m.Queue.Add(p)
 }
 
@@ -285,6 +299,11 @@ func (m *Model) doneIndex(i int32) {
 		// Done without failing: bound. The record is in no sub-queue, and
 		// this was its last reference.
 		st.inFlight = nil
+		if pi.Pod == st.pod && !st.shared {
+			// The record was the only other holder of the object: no
+			// re-add made a newer one, no update or activation shared it.
+			m.freePods = append(m.freePods, st.pod)
+		}
 		m.replay.Release(pi)
 	}
 	// The pod is nowhere now; an add makes a new object anyway. Letting go
@@ -320,6 +339,7 @@ func (m *Model) activateIndex(is []int32) {
 				seen[i] = true
 			}
 			pods = append(pods, m.pod(i))
+			m.state(i).shared = true
 		}
 	}
 	m.Queue.Activate(pods)
@@ -334,7 +354,7 @@ func (m *Model) ungateIndex(i int32) {
 	old := st.pod
 	updated := m.copyPod(old)
 	updated.SchedulingGates = nil
-	st.pod = updated
+	st.pod, st.shared = updated, true
 	m.Queue.Update(old, updated)
 }
 
