@@ -51,11 +51,12 @@ type Model struct {
 	replay  *queue.ReplayIndex
 	// pods is indexed by pod index.
 	pods []podState
-	// names[i] is pod i's name: the replay's (setPodNames), or those the
-	// Driver methods were given.
-	names []string
-	// ids indexes the names the Driver methods are given.
-	ids map[string]int32
+	// names holds pod i's name as name i, when a replay gave them
+	// (setPodNames); givenNames are the names the Driver methods were given,
+	// which ids indexes: kept as given, not copied.
+	names      podNames
+	givenNames []string
+	ids        map[string]int32
 	// byName and byIndex say which methods drove the model so far, to catch
 	// a caller mixing them.
 	byName, byIndex bool
@@ -154,21 +155,21 @@ func (m *Model) index(name string) int32 {
 	if !ok {
 		i = int32(len(m.ids))
 		m.ids[name] = i
-		m.names = append(m.names, name)
+		m.givenNames = append(m.givenNames, name)
 	}
 	return i
 }
 
 // setPodNames implements indexedDriver.
-func (m *Model) setPodNames(names []string) {
+func (m *Model) setPodNames(names podNames) {
 	if m.byName {
 		panic("trace: a Model driven by names was given indices")
 	}
 	m.names = names
 	// Every pod of the replay gets a state: the tables grow here, once for
 	// a whole trace, or by doubling as a streamed one is read.
-	if len(names) > m.reserved {
-		m.reserved = max(len(names), 2*m.reserved)
+	if names.len() > m.reserved {
+		m.reserved = max(names.len(), 2*m.reserved)
 		m.pods = slices.Grow(m.pods, m.reserved-len(m.pods))
 		m.replay.Reserve(m.reserved)
 	}
@@ -211,7 +212,13 @@ func (m *Model) copyPod(p *queue.Pod) *queue.Pod {
 
 // newPod returns a new object for pod i, with the queue's ID i.
 func (m *Model) newPod(i int32) *queue.Pod {
-	name := m.names[i]
+	var name string
+	if m.byName {
+		name = m.givenNames[i]
+	} else {
+		name = m.names.at(i)
+	}
+	uid := name
 	ns := strings.IndexByte(name, '/')
 	if ns < 0 {
 		// Not namespace/name: the namespace is the whole name, as
@@ -221,7 +228,7 @@ func (m *Model) newPod(i int32) *queue.Pod {
 	}
 	// Field by field: the rest is zero already.
 	p := m.zeroPod()
-	p.UID = m.names[i]
+	p.UID = uid
 	m.replay.NamePod(p, name, ns, i)
 	return p
 }

@@ -340,7 +340,7 @@ func (tb *builder) fastLine(r *lineReader, b []byte, line int) (at int64, ok boo
 	}
 	if fields&(1<<fPod) != 0 {
 		if pod < 0 {
-			pod = tb.pod(string(r.str(r.vals[fPod])))
+			pod = tb.newPod(r.str(r.vals[fPod]))
 		}
 		s.pod = pod + 1
 	}

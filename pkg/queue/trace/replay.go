@@ -53,9 +53,9 @@ type Driver interface {
 // one; other drivers are driven by name (byName).
 type indexedDriver interface {
 	Driver
-	// setPodNames gives pod i's name as names[i], before any operation; the
-	// driver must not change names.
-	setPodNames(names []string)
+	// setPodNames gives pod i's name as names.at(i), before any operation;
+	// the driver must not change names.
+	setPodNames(names podNames)
 	addIndex(i int32, priority int32, gates []string)
 	failIndex(i int32, plugins, pending []string)
 	doneIndex(i int32)
@@ -69,29 +69,29 @@ type indexedDriver interface {
 // names.
 type byName struct {
 	Driver
-	names []string
+	names podNames
 	// pods is activate's list, reused.
 	pods []string
 }
 
-func (d *byName) setPodNames(names []string) { d.names = names }
+func (d *byName) setPodNames(names podNames) { d.names = names }
 func (d *byName) addIndex(i int32, priority int32, gates []string) {
-	d.Add(d.names[i], priority, gates)
+	d.Add(d.names.at(i), priority, gates)
 }
 func (d *byName) failIndex(i int32, plugins, pending []string) {
-	d.Fail(d.names[i], plugins, pending)
+	d.Fail(d.names.at(i), plugins, pending)
 }
-func (d *byName) doneIndex(i int32) { d.Done(d.names[i]) }
+func (d *byName) doneIndex(i int32) { d.Done(d.names.at(i)) }
 func (d *byName) activateIndex(is []int32) {
 	d.pods = d.pods[:0]
 	for _, i := range is {
-		d.pods = append(d.pods, d.names[i])
+		d.pods = append(d.pods, d.names.at(i))
 	}
 	d.Activate(d.pods)
 }
-func (d *byName) ungateIndex(i int32)       { d.Ungate(d.names[i]) }
-func (d *byName) deleteIndex(i int32)       { d.Delete(d.names[i]) }
-func (d *byName) whereIndex(i int32) string { return d.Where(d.names[i]) }
+func (d *byName) ungateIndex(i int32)       { d.Ungate(d.names.at(i)) }
+func (d *byName) deleteIndex(i int32)       { d.Delete(d.names.at(i)) }
+func (d *byName) whereIndex(i int32) string { return d.Where(d.names.at(i)) }
 
 // Quiescer is implemented by drivers that can tell when the periodic flushes
 // have nothing to do, so that long gaps between operations cost nothing.

@@ -11,8 +11,8 @@ type Trace struct {
 	// blocks, never copying what it has read.
 	ops    [][]op
 	numOps int
-	// names[i] is pod i's name, each name once.
-	names []string
+	// names holds pod i's name as name i, each name once.
+	names podNames
 	// args are the distinct argument lists of the ops, shared between ops.
 	args []opArgs
 }
@@ -115,7 +115,7 @@ func newBuilder(cfg Config) *builder {
 func (b *builder) expect(size int64) {
 	pods := min(size/40/4, 1<<22)
 	b.ids = make(map[string]int32, pods)
-	b.t.names = make([]string, 0, pods)
+	b.t.names.grow(int(pods), 16)
 }
 
 // New returns a trace of ops. Ops that name the same pod, or have equal
@@ -131,10 +131,17 @@ func New(cfg Config, ops []Op) *Trace {
 func (b *builder) pod(name string) int32 {
 	id, ok := b.ids[name]
 	if !ok {
-		id = int32(len(b.t.names))
-		b.ids[name] = id
-		b.t.names = append(b.t.names, name)
+		id = int32(b.t.names.len())
+		b.ids[b.t.names.addString(name)] = id
 	}
+	return id
+}
+
+// newPod adds a name the trace does not hold yet. The map's key is the
+// stored name, not another copy of it.
+func (b *builder) newPod(name []byte) int32 {
+	id := int32(b.t.names.len())
+	b.ids[b.t.names.add(name)] = id
 	return id
 }
 
@@ -236,7 +243,7 @@ func (t *Trace) podName(s *op) string {
 	if s.pod == 0 {
 		return ""
 	}
-	return t.names[s.pod-1]
+	return t.names.at(s.pod - 1)
 }
 
 func (t *Trace) argsOf(s *op) *opArgs {
