@@ -263,7 +263,7 @@ func (r *lineReader) plugins(f int) bool {
 // knownPod reports whether name is a valid pod name: one the trace already
 // holds (checked when first seen) or one that passes validPodName.
 func (tb *builder) knownPod(name []byte) bool {
-	if _, ok := tb.ids[string(name)]; ok {
+	if _, ok := tb.ids.find(&tb.t.names, name); ok {
 		return true
 	}
 	return validPodName(name)
@@ -287,7 +287,7 @@ func (tb *builder) fastLine(r *lineReader, b []byte, line int) (at int64, ok boo
 	pod := int32(-1)
 	if fields&(1<<fPod) != 0 {
 		name := r.str(r.vals[fPod])
-		if id, ok := tb.ids[string(name)]; ok {
+		if id, ok := tb.ids.find(&tb.t.names, name); ok {
 			pod = id
 		} else if !validPodName(name) {
 			return 0, false

@@ -80,8 +80,9 @@ var noArgs opArgs
 
 // builder interns names and argument lists while a trace is built.
 type builder struct {
-	t      *Trace
-	ids    map[string]int32
+	t *Trace
+	// ids finds a pod's index by its name in t.names.
+	ids    nameIndex
 	argIDs map[string]int32
 	key    []byte
 	// plugins are the plugins named so far and newPlugins those named since
@@ -105,17 +106,17 @@ func (b *builder) batch() batch {
 }
 
 func newBuilder(cfg Config) *builder {
-	return &builder{t: &Trace{Config: cfg}, ids: map[string]int32{}, argIDs: map[string]int32{}}
+	return &builder{t: &Trace{Config: cfg}, ids: newNameIndex(0), argIDs: map[string]int32{}}
 }
 
-// expect sizes the pod table for a trace file of size bytes: growing a map
-// of a few hundred thousand names rehashes every name at each step. Lines
-// are about 40 bytes and a pod has three to six in the large traces; a guess
-// too large costs some 20 bytes a pod.
+// expect sizes the pod tables for a trace file of size bytes, so that they
+// grow once rather than step by step. Lines are about 40 bytes and a pod has
+// three to six in the large traces; a guess too large costs some 40 bytes a
+// pod.
 func (b *builder) expect(size int64) {
-	pods := min(size/40/4, 1<<22)
-	b.ids = make(map[string]int32, pods)
-	b.t.names.grow(int(pods), 16)
+	pods := int(min(size/40/4, 1<<22))
+	b.ids = newNameIndex(pods)
+	b.t.names.grow(pods, 16)
 }
 
 // New returns a trace of ops. Ops that name the same pod, or have equal
@@ -129,21 +130,15 @@ func New(cfg Config, ops []Op) *Trace {
 }
 
 func (b *builder) pod(name string) int32 {
-	id, ok := b.ids[name]
+	id, ok := b.ids.findString(&b.t.names, name)
 	if !ok {
-		id = int32(b.t.names.len())
-		b.ids[b.t.names.addString(name)] = id
+		id = b.newPod([]byte(name))
 	}
 	return id
 }
 
-// newPod adds a name the trace does not hold yet. The map's key is the
-// stored name, not another copy of it.
-func (b *builder) newPod(name []byte) int32 {
-	id := int32(b.t.names.len())
-	b.ids[b.t.names.add(name)] = id
-	return id
-}
+// newPod adds a name the trace does not hold yet.
+func (b *builder) newPod(name []byte) int32 { return b.ids.add(&b.t.names, name) }
 
 func (b *builder) append(o *Op) {
 	k := kindOf(o.Kind)
