@@ -266,7 +266,7 @@ func sortedOrder(pods []NamedPodState) []podOrder {
 	for i := range pods {
 		order[i] = podOrder{nameChunk(pods[i].Name, 0), int32(i)}
 	}
-	sortByChunks(order, pods, 0)
+	sortByChunks(order, make([]podOrder, len(pods)), pods, 0)
 	return order
 }
 
@@ -285,9 +285,9 @@ func nameChunk(name string, off int) uint64 {
 }
 
 // sortByChunks sorts order, whose keys are the names' chunks at off, by
-// name.
-func sortByChunks(order []podOrder, pods []NamedPodState, off int) {
-	slices.SortFunc(order, func(a, b podOrder) int { return cmp.Compare(a.key, b.key) })
+// name; tmp is scratch space as long as order.
+func sortByChunks(order, tmp []podOrder, pods []NamedPodState, off int) {
+	sortByKey(order, tmp)
 	for i := 0; i < len(order); {
 		j := i + 1
 		for j < len(order) && order[j].key == order[i].key {
@@ -301,7 +301,7 @@ func sortByChunks(order []podOrder, pods []NamedPodState, off int) {
 				run[k].key = nameChunk(n, next)
 			}
 			if longer {
-				sortByChunks(run, pods, next)
+				sortByChunks(run, tmp[i:j], pods, next)
 			} else {
 				// Every name ends here: they differ, if at all, in trailing
 				// zero bytes, which the padding hid.
@@ -309,6 +309,44 @@ func sortByChunks(order []podOrder, pods []NamedPodState, off int) {
 			}
 		}
 		i = j
+	}
+}
+
+// sortByKey sorts order by key; tmp is scratch space as long as order. Many
+// keys are sorted a byte at a time, least significant first (a radix sort:
+// a few passes over the keys, none for a byte that all keys share, where
+// comparing sorts make some twenty over a few hundred thousand).
+func sortByKey(order, tmp []podOrder) {
+	if len(order) < 1024 {
+		slices.SortFunc(order, func(a, b podOrder) int { return cmp.Compare(a.key, b.key) })
+		return
+	}
+	var counts [8][256]int
+	for _, o := range order {
+		for d := range 8 {
+			counts[d][byte(o.key>>(8*d))]++
+		}
+	}
+	src, dst := order, tmp
+	for d := range 8 {
+		c := &counts[d]
+		if c[byte(src[0].key>>(8*d))] == len(src) {
+			continue
+		}
+		sum := 0
+		for v, n := range c {
+			c[v] = sum
+			sum += n
+		}
+		for _, o := range src {
+			v := byte(o.key >> (8 * d))
+			dst[c[v]] = o
+			c[v]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &order[0] {
+		copy(order, src)
 	}
 }
 
