@@ -15,6 +15,10 @@ type Trace struct {
 	names podNames
 	// args are the distinct argument lists of the ops, shared between ops.
 	args []opArgs
+	// spare holds blocks of ops a stream's replay is done with, which new
+	// blocks reuse: memory in use, rather than megabytes of new memory the
+	// system must supply page by page (ReadAndReplay; nil elsewhere).
+	spare chan []op
 }
 
 // opBlock is the number of operations in a block of Trace.ops.
@@ -23,11 +27,21 @@ const opBlock = 1 << 14
 // appendOp appends s.
 func (t *Trace) appendOp(s op) {
 	if n := len(t.ops); n == 0 || len(t.ops[n-1]) == opBlock {
-		t.ops = append(t.ops, make([]op, 0, opBlock))
+		t.ops = append(t.ops, t.newBlock())
 	}
 	last := &t.ops[len(t.ops)-1]
 	*last = append(*last, s)
 	t.numOps++
+}
+
+// newBlock returns an empty block of ops: a spare one if there is one.
+func (t *Trace) newBlock() []op {
+	select {
+	case b := <-t.spare:
+		return b[:0]
+	default:
+		return make([]op, 0, opBlock)
+	}
 }
 
 // op is one operation as a trace stores it.

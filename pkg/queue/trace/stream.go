@@ -42,13 +42,15 @@ type batch struct {
 // wherever it is, before any error of the replay.
 func ReadAndReplay(r io.Reader, newDriver func(Config) (StreamDriver, error), w io.Writer) (int, error) {
 	batches := make(chan batch, 4)
+	// The replay hands the reader back the blocks it has replayed.
+	spare := make(chan []op, cap(batches)+2)
 	// stop ends the replay once the reader failed: what it would print is
 	// not printed, and a gap of years between two operations can take long.
 	var stop atomic.Bool
 	go func() {
 		defer close(batches)
 		send := func(b batch) { batches <- b }
-		if _, err := readTo(r, true, send); err != nil {
+		if _, err := readTo(r, true, send, spare); err != nil {
 			stop.Store(true)
 			send(batch{err: err})
 		}
@@ -83,6 +85,10 @@ func ReadAndReplay(r io.Reader, newDriver func(Config) (StreamDriver, error), w 
 		}
 		rp.ix.setPodNames(b.view.names)
 		failed = rp.run(&b.view, b.ops)
+		select {
+		case spare <- b.ops:
+		default:
+		}
 	}
 	if readErr != nil {
 		return 0, readErr

@@ -176,18 +176,20 @@ func Read(r io.Reader) (*Trace, error) { return read(r, true) }
 
 // read is Read; without fast, every line goes through encoding/json, as the
 // reference the fast reader is tested against.
-func read(r io.Reader, fast bool) (*Trace, error) { return readTo(r, fast, nil) }
+func read(r io.Reader, fast bool) (*Trace, error) { return readTo(r, fast, nil, nil) }
 
 // streamBatch is the number of operations readTo sends at a time (a block;
 // tests make it small).
 var streamBatch = opBlock
 
 // readTo is read; with send, the operations go to send a block at a time as
-// they are read (see stream), and the trace keeps none.
-func readTo(r io.Reader, fast bool, send func(batch)) (*Trace, error) {
+// they are read (see stream), and the trace keeps none, making new blocks
+// of those the receiver puts back in spare.
+func readTo(r io.Reader, fast bool, send func(batch), spare chan []op) (*Trace, error) {
 	tb := newBuilder(DefaultConfig())
 	if send != nil {
 		tb.plugins = map[string]bool{}
+		tb.t.spare = spare
 	}
 	t := tb.t
 	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
