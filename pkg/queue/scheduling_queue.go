@@ -615,9 +615,10 @@ func (p *PriorityQueue) movePodsToActiveOrBackoffQueue(pods []*QueuedPodInfo, e 
 	}
 	label := p.label(e)
 	var memo eventMatches
+	var gating gatingMatch
 	for _, pInfo := range pods {
 		// Gated pods only react to their gating plugin's events.
-		if pInfo.Gated() && !MatchAnyClusterEvent(e, pInfo.GatingPluginEvents) {
+		if pInfo.Gated() && !gating.matches(e, pInfo.GatingPluginEvents) {
 			continue
 		}
 		hint := p.isPodWorthRequeuingWith(pInfo, e, oldObj, newObj, &memo)
@@ -629,6 +630,25 @@ func (p *PriorityQueue) movePodsToActiveOrBackoffQueue(pods []*QueuedPodInfo, e 
 	}
 	p.moveRequestCycle = p.activeQ.schedCycle
 	p.activeQ.addEventIfAnyInFlight(oldObj, newObj, e)
+}
+
+// gatingMatch memoises, for one event offered to many gated pods, whether it
+// matches a gating plugin's events: the pods gated by one plugin share that
+// plugin's list (pluginToEventsMap), so it is matched once per event rather
+// than once per pod.
+type gatingMatch struct {
+	events []ClusterEvent
+	match  bool
+}
+
+func (g *gatingMatch) matches(e ClusterEvent, events []ClusterEvent) bool {
+	if len(events) == 0 {
+		return false
+	}
+	if len(g.events) != len(events) || &g.events[0] != &events[0] {
+		g.events, g.match = events, MatchAnyClusterEvent(e, events)
+	}
+	return g.match
 }
 
 // Activate forces pods in unschedulablePods or backoffQ into activeQ; for an

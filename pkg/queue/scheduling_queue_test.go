@@ -314,3 +314,32 @@ func TestIncomingEventLabels(t *testing.T) {
 		})
 	}
 }
+
+func TestGatingMatch_matches(t *testing.T) {
+	nodeAdd := ClusterEvent{Resource: ResourceNode, ActionType: Add}
+	gatesEliminated := EventUnscheduledPodGatesEliminated
+	registered := []ClusterEvent{nodeAdd, {Resource: ResourcePod, ActionType: UpdatePodSchedulingGatesEliminated}}
+	copied := append([]ClusterEvent(nil), registered...)
+	// One memo through the whole table, as through one event's pods: each
+	// answer must be the list's own, whatever was asked before.
+	var g gatingMatch
+	for _, tc := range []struct {
+		name   string
+		events []ClusterEvent
+		want   bool
+	}{
+		{"no events", nil, false},
+		{"a list that matches", registered, true},
+		{"the same list again", registered, true},
+		{"a prefix of the same array", registered[:1], false},
+		{"the whole list after its prefix", registered, true},
+		{"an equal list elsewhere", copied, true},
+		{"a list that does not match", []ClusterEvent{nodeAdd}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := g.matches(gatesEliminated, tc.events); got != tc.want {
+				t.Errorf("matches(%v, %v) = %v, want %v", gatesEliminated, tc.events, got, tc.want)
+			}
+		})
+	}
+}
