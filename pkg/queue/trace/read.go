@@ -176,6 +176,10 @@ func fieldOf(k []byte) int {
 // if it is anything else.
 func (r *lineReader) parse(b []byte) bool {
 	r.b, r.has, r.elems = b, 0, r.elems[:0]
+	if r.canonical() {
+		return true
+	}
+	r.has = 0
 	if len(b) == 0 || b[0] != '{' {
 		return false
 	}
@@ -219,6 +223,51 @@ func (r *lineReader) parse(b []byte) bool {
 			return false
 		}
 	}
+}
+
+// The lines a trace writer writes most (pop, done, add: nine in ten) start
+// with at and op, in that order, then have pod and priority, in that order,
+// if any, and no space.
+const (
+	prefixAt       = `{"at":`
+	prefixOp       = `,"op":`
+	prefixPod      = `,"pod":`
+	prefixPriority = `,"priority":`
+)
+
+// canonical reads r.b if it is such a line, as parse would read it, by
+// matching its keys whole rather than reading each key as a string and
+// looking it up; false, with r.has possibly changed, if it is not.
+func (r *lineReader) canonical() bool {
+	b := r.b
+	if !hasPrefixAt(b, 0, prefixAt) {
+		return false
+	}
+	var i int
+	if r.ints[fAt], i = r.integer(len(prefixAt)); i < 0 || !hasPrefixAt(b, i, prefixOp) {
+		return false
+	}
+	if r.vals[fOp], i = r.plainString(i + len(prefixOp)); i < 0 {
+		return false
+	}
+	r.has = 1<<fAt | 1<<fOp
+	if hasPrefixAt(b, i, prefixPod) {
+		if r.vals[fPod], i = r.plainString(i + len(prefixPod)); i < 0 {
+			return false
+		}
+		r.has |= 1 << fPod
+	}
+	if hasPrefixAt(b, i, prefixPriority) {
+		if r.ints[fPriority], i = r.integer(i + len(prefixPriority)); i < 0 {
+			return false
+		}
+		r.has |= 1 << fPriority
+	}
+	return i == len(b)-1 && b[i] == '}'
+}
+
+func hasPrefixAt(b []byte, i int, prefix string) bool {
+	return len(b)-i >= len(prefix) && string(b[i:i+len(prefix)]) == prefix
 }
 
 func (r *lineReader) str(s span) []byte { return r.b[s.start:s.end] }

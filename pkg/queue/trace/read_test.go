@@ -27,6 +27,7 @@ func readBoth(t *testing.T, data []byte) *trace.Trace {
 // fastReaderCases are lines the fast reader takes, and lines it must leave
 // to encoding/json, valid or not.
 var fastReaderCases = []string{
+	`{"at":7,"op":"add","pod":"ns/a","priority":-3}`, `{"at":7,"op":"done","pod":"ns/a"}`, `{"at":7,"op":"add","priority":3,"pod":"ns/a"}`,
 	`{"at":0,"op":"add","pod":"ns/a","priority":-3,"gates":["g1","g2"]}`,
 	`{ "at" : 1 , "op" : "fail" , "pod" : "ns/a" , "plugins" : [ "A" , "B" ] , "pending" : [ "B" ] }`,
 	`{"at":2,"op":"event","event":"NodeAdd","queue":[]}`,
@@ -47,7 +48,8 @@ var fastReaderCases = []string{
 	`{"at":1,"op":"fail","pod":"ns/a","plugins":[""]}`, `{"at":1,"op":"fail","pod":"ns/a"}`, `{"at":1,"op":"event","event":"Nope","queue":[]}`,
 	`{"at":1,"op":"event","event":"NodeAdd"}`, `{"at":1,"op":"pop","pod":"ns/a"}`, `{"at":1,"op":"bogus"}`, `{"at":1,"op":"add","pod":5}`,
 	`{"at":1,"op":"activate","pods":["ns/a","bad"]}`, `{"at":1,"op":"activate","pods":["ns/a",]}`, `{"at":1,"op":"add","pod":"ns/a","priority":1.5}`,
-	"{\"at\":1,\t\"op\":\"pop\"}", `{"at":1,"op":"pop"}` + "\u00a0", `{"schedqTrace":1}`, `{"schedqTrace":1,"config":{"popFromBackoffQ":false}}`,
+	"{\"at\":1,\t\"op\":\"pop\"}", `{"at":1,"op":"pop" }`, `{"at":1,"op":"add","pod":"ns/a","priority":}`, `{"at":1,"op":"add","pod":"ns/a","priority":3,"pod":"ns/b"}`,
+	`{"at":1,"op":"add","pod":"ns/a",}`, `{"at":1,"op":"add","pod":"ns/a"`, `{"at":1,"op":"add","pod":"ns/a"]`, `{"at":1,"op":"add","pod":ns/a}`, `{"at":1,"op":pop}`, `{"at":1,"op":"pop"}` + "\u00a0", `{"schedqTrace":1}`, `{"schedqTrace":1,"config":{"popFromBackoffQ":false}}`,
 }
 
 func TestRead_FastMatchesJSON(t *testing.T) {
@@ -57,7 +59,7 @@ func TestRead_FastMatchesJSON(t *testing.T) {
 		}
 	}
 	// The lines the fast reader is for are read by it, not handed on.
-	for _, c := range fastReaderCases[:8] {
+	for _, c := range fastReaderCases[:11] {
 		if !trace.ReadsFast(c) {
 			t.Errorf("the fast reader handed %s on", c)
 		}
