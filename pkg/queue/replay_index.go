@@ -47,9 +47,9 @@ func (x *ReplayIndex) Reserve(n int) {
 	}
 }
 
-// PodID returns the ID of the pod's key, assigning the next free one if the
-// queue has not seen the key.
-func (x *ReplayIndex) PodID(pod *Pod) int32 { return x.q.intern(pod) }
+// RecordID returns the ID of the pod a record the queue made is of (a record
+// Pop returned), without reading the Pod object.
+func (x *ReplayIndex) RecordID(pi *QueuedPodInfo) int32 { return pi.id }
 
 // Locate is PriorityQueue.Locate for the pod whose ID is id, without reading
 // its Pod object.

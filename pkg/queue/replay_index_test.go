@@ -30,11 +30,14 @@ func TestReplayIndex(t *testing.T) {
 	if loc, _ := q.Locate("ns/a"); loc != LocationActive {
 		t.Errorf("Locate(ns/a) = %s, want active", loc)
 	}
-	if id := x.PodID(&Pod{Namespace: "ns", Name: "c"}); id != 6 {
-		t.Errorf("PodID of a new key = %d, want 6", id)
+	if id := q.intern(&Pod{Namespace: "ns", Name: "c"}); id != 6 {
+		t.Errorf("ID of a new key = %d, want 6", id)
 	}
-	if id := x.PodID(&Pod{Namespace: "ns", Name: "b"}); id != 2 {
-		t.Errorf("PodID(ns/b) = %d, want 2", id)
+	if id := q.intern(&Pod{Namespace: "ns", Name: "b"}); id != 2 {
+		t.Errorf("ID of ns/b = %d, want 2", id)
+	}
+	if pi := q.Pop(); pi == nil || pi.Pod != a || x.RecordID(pi) != 5 {
+		t.Errorf("Pop() = %v, want ns/a's record, whose ID is 5", pi)
 	}
 	for name, f := range map[string]func(){
 		"ID of another key":      func() { x.NamePod(&Pod{}, "ns/d", 2, 5) },

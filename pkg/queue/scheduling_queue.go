@@ -135,7 +135,8 @@ type PriorityQueue struct {
 	pluginToEventsMap map[string][]ClusterEvent
 	moveRequestCycle  int64
 	// moveScratch is the array MoveAllToActiveOrBackoffQueue copies
-	// unschedulablePods into; lastEvent and lastLabel memoise label.
+	// unschedulablePods into, and the leftover flush the pods it moves;
+	// lastEvent and lastLabel memoise label.
 	moveScratch []*QueuedPodInfo
 	lastEvent   ClusterEvent
 	lastLabel   string
@@ -566,16 +567,20 @@ func (p *PriorityQueue) FlushBackoffQCompleted() {
 // longer than podMaxInUnschedulablePodsDuration (upstream runs it every 30 s).
 func (p *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	now := p.clock.Now()
-	var podsToMove []*QueuedPodInfo
+	// Into the array MoveAllToActiveOrBackoffQueue keeps, kept again after.
+	podsToMove := p.moveScratch[:0]
 	for _, pInfo := range p.unschedulablePods.pods {
 		if now.Sub(pInfo.Timestamp) > p.podMaxInUnschedulablePodsDuration {
 			pInfo.WasFlushedFromUnschedulable = true
 			podsToMove = append(podsToMove, pInfo)
 		}
 	}
+	p.moveScratch = nil
 	if len(podsToMove) > 0 {
 		p.movePodsToActiveOrBackoffQueue(podsToMove, EventUnschedulableTimeout, nil, nil)
 	}
+	clear(podsToMove)
+	p.moveScratch = podsToMove[:0]
 }
 
 // label is e.Label(), spelled once for a run of the same event.

@@ -275,7 +275,7 @@ func (m *Model) Pop() (string, int, bool) {
 	if pi == nil {
 		return "", 0, false
 	}
-	m.pods[m.replay.PodID(pi.Pod)].inFlight = pi
+	m.pods[m.replay.RecordID(pi)].inFlight = pi
 	return pi.Pod.UID, pi.Attempts, true
 }
 
