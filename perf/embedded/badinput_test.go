@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -68,6 +69,8 @@ func TestStart_badInput(t *testing.T) {
 			[]string{"kubeconfig " + existingKubeconfig + " already exists"}},
 		{"negative nodes", Options{Nodes: -1},
 			[]string{"nodes", "negative"}},
+		{"negative leftover duration", Options{PodMaxInUnschedulablePodsDuration: -time.Second},
+			[]string{"PodMaxInUnschedulablePodsDuration", "negative"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

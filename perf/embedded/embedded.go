@@ -74,6 +74,12 @@ type Options struct {
 	SchedulerConfigSource string
 	SchedulerConfig       *configv1.KubeSchedulerConfiguration
 
+	// PodMaxInUnschedulablePodsDuration is how long a pod may wait in
+	// unschedulablePods before the leftover flush retries it, set through
+	// kube-scheduler's deprecated --pod-max-in-unschedulable-pods-duration
+	// flag; 0 leaves its default, 5 minutes.
+	PodMaxInUnschedulablePodsDuration time.Duration
+
 	// Nodes is how many fake nodes (FakeNode, named FakeNodeName(i)) to
 	// create before Start returns.
 	Nodes int
@@ -149,6 +155,9 @@ var process struct {
 // bounds the start only; the control plane runs until Stop.
 func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	began := time.Now()
+	if opts.PodMaxInUnschedulablePodsDuration < 0 {
+		return nil, fmt.Errorf("PodMaxInUnschedulablePodsDuration: %v is negative", opts.PodMaxInUnschedulablePodsDuration)
+	}
 	if opts.Nodes < 0 {
 		return nil, fmt.Errorf("nodes: %d is negative", opts.Nodes)
 	}
@@ -247,7 +256,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	if err := (kubeconfig{server: cp.APIServerURL, caPEM: cp.ca.certPEM, user: "system:kube-scheduler", token: f.schedulerToken}).write(f.schedulerKubeconfig); err != nil {
 		return nil, err
 	}
-	cp.sched, err = startScheduler(f)
+	cp.sched, err = startScheduler(f, opts.PodMaxInUnschedulablePodsDuration)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -37,9 +38,18 @@ func TestControlPlane(t *testing.T) {
 	servingBefore := servingGoroutines()
 	goroutinesBefore := runtime.NumGoroutine()
 
-	cp := startForTest(t, Options{Nodes: 3, KubeconfigPath: kubeconfigOut})
+	const leftover = 7 * time.Minute
+	cp := startForTest(t, Options{Nodes: 3, KubeconfigPath: kubeconfigOut, PodMaxInUnschedulablePodsDuration: leftover})
 	client := cp.Client()
 	ctx := context.Background()
+
+	t.Run("the scheduler's queue has the leftover duration given", func(t *testing.T) {
+		// An unexported field of upstream's PriorityQueue: read, never set.
+		q := reflect.ValueOf(cp.Scheduler.SchedulingQueue).Elem()
+		if got := time.Duration(q.FieldByName("podMaxInUnschedulablePodsDuration").Int()); got != leftover {
+			t.Errorf("podMaxInUnschedulablePodsDuration = %v, want %v", got, leftover)
+		}
+	})
 
 	t.Run("kubeconfig carries the scheduler endpoint", func(t *testing.T) {
 		if cp.KubeconfigPath != kubeconfigOut {

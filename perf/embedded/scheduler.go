@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -115,8 +116,10 @@ type kubeScheduler struct {
 }
 
 // startScheduler starts kube-scheduler through cmd/kube-scheduler/app: its
-// flags, options, Setup and Run, as `kube-scheduler --config=...` would.
-func startScheduler(f *files) (*kubeScheduler, error) {
+// flags, options, Setup and Run, as `kube-scheduler --config=...` would;
+// podMaxInUnschedulable, if not 0, is its
+// --pod-max-in-unschedulable-pods-duration.
+func startScheduler(f *files, podMaxInUnschedulable time.Duration) (*kubeScheduler, error) {
 	opts := options.NewOptions()
 	fs := pflag.NewFlagSet("kube-scheduler", pflag.ContinueOnError)
 	for _, set := range opts.Flags.FlagSets {
@@ -129,6 +132,9 @@ func startScheduler(f *files) (*kubeScheduler, error) {
 		"--tls-cert-file=" + f.schedulerCert,
 		"--tls-private-key-file=" + f.schedulerKey,
 		"--leader-elect=false",
+	}
+	if podMaxInUnschedulable > 0 {
+		args = append(args, "--pod-max-in-unschedulable-pods-duration="+podMaxInUnschedulable.String())
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, fmt.Errorf("kube-scheduler flags: %w", err)
