@@ -567,7 +567,7 @@ func (p *PriorityQueue) FlushBackoffQCompleted() {
 // longer than podMaxInUnschedulablePodsDuration (upstream runs it every 30 s).
 func (p *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	now := p.clock.Now()
-	// Into the array MoveAllToActiveOrBackoffQueue keeps, kept again after.
+	// Collected into the array events reuse (moveScratch), kept for them.
 	podsToMove := p.moveScratch[:0]
 	for _, pInfo := range p.unschedulablePods.pods {
 		if now.Sub(pInfo.Timestamp) > p.podMaxInUnschedulablePodsDuration {
