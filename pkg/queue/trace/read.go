@@ -180,6 +180,13 @@ func (r *lineReader) parse(b []byte) bool {
 		return true
 	}
 	r.has = 0
+	return r.fields()
+}
+
+// fields is parse's reading of r.b field by field, in any order and with
+// any spacing.
+func (r *lineReader) fields() bool {
+	b := r.b
 	if len(b) == 0 || b[0] != '{' {
 		return false
 	}
