@@ -134,9 +134,8 @@ type PriorityQueue struct {
 	defaultPreEnqueue []PreEnqueuePlugin
 	pluginToEventsMap map[string][]ClusterEvent
 	moveRequestCycle  int64
-	// moveScratch is the array MoveAllToActiveOrBackoffQueue copies
-	// unschedulablePods into, and the leftover flush the pods it moves;
-	// lastEvent and lastLabel memoise label.
+	// moveScratch is the array the pods to move out of unschedulablePods
+	// are listed in (takeMoveScratch); lastEvent and lastLabel memoise label.
 	moveScratch []*QueuedPodInfo
 	lastEvent   ClusterEvent
 	lastLabel   string
@@ -567,20 +566,32 @@ func (p *PriorityQueue) FlushBackoffQCompleted() {
 // longer than podMaxInUnschedulablePodsDuration (upstream runs it every 30 s).
 func (p *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	now := p.clock.Now()
-	// Collected into the array events reuse (moveScratch), kept for them.
-	podsToMove := p.moveScratch[:0]
+	podsToMove := p.takeMoveScratch()
 	for _, pInfo := range p.unschedulablePods.pods {
 		if now.Sub(pInfo.Timestamp) > p.podMaxInUnschedulablePodsDuration {
 			pInfo.WasFlushedFromUnschedulable = true
 			podsToMove = append(podsToMove, pInfo)
 		}
 	}
-	p.moveScratch = nil
 	if len(podsToMove) > 0 {
 		p.movePodsToActiveOrBackoffQueue(podsToMove, EventUnschedulableTimeout, nil, nil)
 	}
-	clear(podsToMove)
-	p.moveScratch = podsToMove[:0]
+	p.keepMoveScratch(podsToMove)
+}
+
+// takeMoveScratch returns moveScratch emptied, for a list of pods to move
+// out of unschedulablePods: a copy, as upstream's, since moving a pod
+// changes unschedulablePods. keepMoveScratch gives the array back for the
+// next list, without the pointers it held.
+func (p *PriorityQueue) takeMoveScratch() []*QueuedPodInfo {
+	s := p.moveScratch[:0]
+	p.moveScratch = nil
+	return s
+}
+
+func (p *PriorityQueue) keepMoveScratch(s []*QueuedPodInfo) {
+	clear(s)
+	p.moveScratch = s[:0]
 }
 
 // label is e.Label(), spelled once for a run of the same event.
@@ -600,18 +611,14 @@ func (p *PriorityQueue) MoveAllToActiveOrBackoffQueue(e ClusterEvent, oldObj, ne
 	if !p.isEventOfInterest(e) {
 		return
 	}
-	// A copy, as upstream's: moving a pod changes unschedulablePods. The
-	// copy's array is kept for the next event.
-	pods := p.moveScratch[:0]
+	pods := p.takeMoveScratch()
 	for _, pInfo := range p.unschedulablePods.pods {
 		if preCheck == nil || preCheck(pInfo.Pod) {
 			pods = append(pods, pInfo)
 		}
 	}
-	p.moveScratch = nil
 	p.movePodsToActiveOrBackoffQueue(pods, e, oldObj, newObj)
-	clear(pods)
-	p.moveScratch = pods[:0]
+	p.keepMoveScratch(pods)
 }
 
 func (p *PriorityQueue) movePodsToActiveOrBackoffQueue(pods []*QueuedPodInfo, e ClusterEvent, oldObj, newObj any) {
