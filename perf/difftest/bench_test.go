@@ -69,7 +69,7 @@ func measure(f func()) cost {
 
 func replayModelOnce(b *testing.B, tr *trace.Trace) cost {
 	return measure(func() {
-		if err := trace.Replay(tr, trace.NewModel(tr.Config, tr.Plugins()), io.Discard); err != nil {
+		if err := trace.Replay(tr, newModel(tr.Config, tr.Plugins()), io.Discard); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -215,7 +215,7 @@ func heapPerPod(b *testing.B, newDriver func() (trace.Driver, func())) {
 // BenchmarkMemory_Model: heap per pod queued in the model.
 func BenchmarkMemory_Model(b *testing.B) {
 	heapPerPod(b, func() (trace.Driver, func()) {
-		return trace.NewModel(trace.DefaultConfig(), []string{"NodeAffinity"}), func() {}
+		return newModel(trace.DefaultConfig(), []string{"NodeAffinity"}), func() {}
 	})
 }
 

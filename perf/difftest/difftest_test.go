@@ -19,7 +19,7 @@ import (
 // replayModel replays t through the model.
 func replayModel(t *trace.Trace) ([]byte, error) {
 	var out bytes.Buffer
-	err := trace.Replay(t, trace.NewModel(t.Config, t.Plugins()), &out)
+	err := trace.Replay(t, newModel(t.Config, t.Plugins()), &out)
 	return out.Bytes(), err
 }
 
@@ -382,7 +382,7 @@ func TestDifferential_Streamed(t *testing.T) {
 		for _, side := range []struct {
 			name string
 			d    trace.StreamDriver
-		}{{"upstream", u}, {"model", trace.NewModel(tr.Config, nil)}} {
+		}{{"upstream", u}, {"model", newModel(tr.Config, nil)}} {
 			var got bytes.Buffer
 			err := trace.Replay(tr, &lateRegistration{StreamDriver: side.d, seen: map[string]bool{}}, &got)
 			if side.name == "upstream" {

@@ -84,7 +84,7 @@ func replayCommand(tb testing.TB, side, tracePath string) run {
 	}
 	args := []string{bins[side], "--trace", tracePath}
 	if side == "model" {
-		args = []string{bins[side], "simulate", "--trace", tracePath}
+		args = []string{bins[side], "simulate", "--trace", tracePath, "--scheduler-version", UpstreamVersion.String()}
 	}
 	dir := tb.TempDir()
 	req := runnerRequest{Args: args, Out: filepath.Join(dir, "out"), Result: filepath.Join(dir, "result.json")}

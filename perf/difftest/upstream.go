@@ -59,6 +59,16 @@ type Upstream struct {
 
 var _ trace.StreamDriver = (*Upstream)(nil)
 
+// UpstreamVersion is the version of the queue copied into
+// internal/upstreamqueue: the model is compared at the same version.
+const UpstreamVersion = queue.V1_36
+
+// newModel is the model of UpstreamVersion's queue, configured as cfg says.
+func newModel(cfg trace.Config, plugins []string) *trace.Model {
+	cfg.Version = UpstreamVersion
+	return trace.NewModel(cfg, plugins)
+}
+
 var (
 	live            atomic.Bool
 	sharedInformers = sync.OnceValue(func() informers.SharedInformerFactory {

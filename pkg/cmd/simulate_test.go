@@ -10,7 +10,11 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
 )
 
-const examples = "../queue/trace/testdata/upstream/"
+// examples are v1.36.3's outputs, examplesV137 v1.37.2's.
+const (
+	examples     = "../queue/trace/testdata/upstream/"
+	examplesV137 = "../queue/trace/testdata/upstream-v1.37/"
+)
 
 func TestSimulateOptions_Validate(t *testing.T) {
 	tests := []struct {
@@ -20,7 +24,11 @@ func TestSimulateOptions_Validate(t *testing.T) {
 	}{
 		{"no trace", SimulateOptions{}, "--trace is required"},
 		{"bad override", SimulateOptions{TracePath: "x", PopFromBackoffQ: "yes"}, "want true or false"},
-		{"ok", SimulateOptions{TracePath: "-", PopFromBackoffQ: "false"}, ""},
+		{"ok", SimulateOptions{TracePath: "-", PopFromBackoffQ: "false", SchedulerVersion: "v1.37"}, ""},
+		{"patch version", SimulateOptions{TracePath: "-", SchedulerVersion: "1.34.4"}, ""},
+		{"no version", SimulateOptions{TracePath: "-"}, "--scheduler-version"},
+		{"unknown version", SimulateOptions{TracePath: "-", SchedulerVersion: "v1.33"}, "no queue model (modelled: v1.34–v1.37)"},
+		{"not a version", SimulateOptions{TracePath: "-", SchedulerVersion: "latest"}, `"latest" is not a Kubernetes version`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -32,19 +40,33 @@ func TestSimulateOptions_Validate(t *testing.T) {
 	}
 }
 
+// TestSimulate_Command: --scheduler-version picks the queue, v1.37 by
+// default; patch versions are accepted.
 func TestSimulate_Command(t *testing.T) {
-	want, err := os.ReadFile(examples + "gated_pod_ungated.out.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-	root := NewCmdSchedq(streams)
-	root.SetArgs([]string{"simulate", "--trace", examples + "gated_pod_ungated.trace.jsonl"})
-	if err := root.Execute(); err != nil {
-		t.Fatalf("simulate: %v (stderr %q)", err, errOut)
-	}
-	if d := trace.Compare(want, out.Bytes()); d != "" {
-		t.Error(d)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, examplesV137},
+		{[]string{"--scheduler-version", "v1.37"}, examplesV137},
+		{[]string{"--scheduler-version", "v1.36.3"}, examples},
+		{[]string{"--scheduler-version", "v1.34"}, examples},
+	} {
+		t.Run(strings.Join(tc.args, "="), func(t *testing.T) {
+			want, err := os.ReadFile(tc.want + "gated_pod_ungated.out.jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+			root := NewCmdSchedq(streams)
+			root.SetArgs(append([]string{"simulate", "--trace", examples + "gated_pod_ungated.trace.jsonl"}, tc.args...))
+			if err := root.Execute(); err != nil {
+				t.Fatalf("simulate: %v (stderr %q)", err, errOut)
+			}
+			if d := trace.Compare(want, out.Bytes()); d != "" {
+				t.Error(d)
+			}
+		})
 	}
 }
 
@@ -57,7 +79,10 @@ func TestSimulate_Stdin(t *testing.T) {
 	streams, stdin, out, _ := genericiooptions.NewTestIOStreams()
 	stdin.Write(in)
 	// The pfb_on trace with the gate forced off behaves as the pfb_off one.
-	o := &SimulateOptions{IOStreams: streams, TracePath: "-", PopFromBackoffQ: "false"}
+	o := &SimulateOptions{IOStreams: streams, TracePath: "-", PopFromBackoffQ: "false", SchedulerVersion: "v1.36"}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
 	if err := o.Run(); err != nil {
 		t.Fatal(err)
 	}

@@ -422,7 +422,7 @@ func explain(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explanatio
 		e.Queue, e.Confidence = queue.LocationGated, 0.99
 		e.Summary = fmt.Sprintf("gated by scheduling gates %s: the scheduler will not try it until they are removed", strings.Join(f.gates, ", "))
 		e.Reasons = []string{"spec.schedulingGates is not empty: " + strings.Join(f.gates, ", ")}
-		e.NextRetry = &NextRetry{Triggers: []string{queue.EventUnscheduledPodGatesEliminated.Label()}, Note: "when the last gate is removed"}
+		e.NextRetry = &NextRetry{Triggers: []string{queue.PodGatesEliminated(in.version() >= queue.V1_37).Label()}, Note: "when the last gate is removed"}
 	case catErrorBackingOff:
 		c := f.cycle
 		e.Queue, e.Confidence, e.Alternatives = f.dist.best(locations(true))
@@ -528,7 +528,7 @@ func fitNextRetry(f *podFacts, loc queue.Location, plugins []string, in Input, p
 	nr := &NextRetry{}
 	seen := map[string]bool{}
 	for _, p := range plugins {
-		for _, l := range queue.IncomingEventLabels(p) {
+		for _, l := range queue.IncomingEventLabels(p, in.version()) {
 			if !seen[l] {
 				seen[l] = true
 				nr.Triggers = append(nr.Triggers, l)

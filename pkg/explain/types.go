@@ -68,6 +68,17 @@ type Input struct {
 	// SchedulerName is the profile whose pods are explained; others are
 	// reported as handled by another scheduler. Empty: default-scheduler.
 	SchedulerName string
+	// Version is the scheduler's version, whose queue rules and event names
+	// apply; zero: queue.DefaultVersion.
+	Version queue.Version
+}
+
+// version is in.Version, or the default when none was given.
+func (in Input) version() queue.Version {
+	if in.Version == 0 {
+		return queue.DefaultVersion
+	}
+	return in.Version
 }
 
 // State is whether a pod is waiting for the scheduler at all.

@@ -1,7 +1,9 @@
 package queue
 
 // Cluster events, mirroring k8s.io/kube-scheduler/framework's ClusterEvent and
-// pkg/scheduler/framework's matching rules (v1.36.3).
+// pkg/scheduler/framework's matching rules (v1.34–v1.37). The action bits are
+// v1.36's: v1.35 and v1.37 shift them, which only matters to a matching of
+// different actions of one resource, and the labels do not depend on them.
 
 // ActionType is a bit mask of what happened to a resource.
 type ActionType int64
@@ -48,12 +50,15 @@ func (a ActionType) String() string { return actionTypeNames[a] }
 // EventResource is the kind of object an event is about.
 type EventResource string
 
-// Resources. AssignedPod and UnschedulablePod are only used for incoming
-// events; registrations use Pod, which matches both.
+// Resources. AssignedPod, UnschedulablePod (up to v1.36), UnscheduledPod and
+// TargetPod (v1.37) are only used for incoming events; registrations use
+// Pod, which matches them all.
 const (
 	ResourcePod                   EventResource = "Pod"
 	ResourceAssignedPod           EventResource = "AssignedPod"
 	ResourceUnschedulablePod      EventResource = "UnschedulablePod"
+	ResourceUnscheduledPod        EventResource = "UnscheduledPod"
+	ResourceTargetPod             EventResource = "TargetPod"
 	ResourceNode                  EventResource = "Node"
 	ResourcePersistentVolume      EventResource = "PersistentVolume"
 	ResourcePersistentVolumeClaim EventResource = "PersistentVolumeClaim"
@@ -100,14 +105,29 @@ const (
 	UnschedulableTimeout   = "UnschedulableTimeout"
 )
 
-// Built-in events.
+// Built-in events. A new pod is UnschedulablePodAdd up to v1.36 and
+// UnscheduledPodAdd from v1.37; an update of the pod itself is an
+// UnschedulablePod event up to v1.36 and a TargetPod event from v1.37.
 var (
-	EventUnschedulableTimeout          = ClusterEvent{Resource: ResourceWildCard, ActionType: All, CustomLabel: UnschedulableTimeout}
-	EventForceActivate                 = ClusterEvent{Resource: ResourceWildCard, ActionType: All, CustomLabel: ForceActivate}
-	EventUnscheduledPodAdd             = ClusterEvent{Resource: ResourceUnschedulablePod, ActionType: Add}
-	EventUnscheduledPodUpdate          = ClusterEvent{Resource: ResourceUnschedulablePod, ActionType: Update}
-	EventUnscheduledPodGatesEliminated = ClusterEvent{Resource: ResourceUnschedulablePod, ActionType: UpdatePodSchedulingGatesEliminated}
+	EventUnschedulableTimeout   = ClusterEvent{Resource: ResourceWildCard, ActionType: All, CustomLabel: UnschedulableTimeout}
+	EventForceActivate          = ClusterEvent{Resource: ResourceWildCard, ActionType: All, CustomLabel: ForceActivate}
+	EventUnschedulablePodAdd    = ClusterEvent{Resource: ResourceUnschedulablePod, ActionType: Add}
+	EventUnschedulablePodUpdate = ClusterEvent{Resource: ResourceUnschedulablePod, ActionType: Update}
+	EventUnscheduledPodAdd      = ClusterEvent{Resource: ResourceUnscheduledPod, ActionType: Add}
 )
+
+// PodGatesEliminated is the event of the update that removes a pod's last
+// scheduling gate, as the version names it (targetPod from v1.37).
+func PodGatesEliminated(targetPod bool) ClusterEvent {
+	return ClusterEvent{Resource: podUpdateResource(targetPod), ActionType: UpdatePodSchedulingGatesEliminated}
+}
+
+func podUpdateResource(targetPod bool) EventResource {
+	if targetPod {
+		return ResourceTargetPod
+	}
+	return ResourceUnschedulablePod
+}
 
 // MatchClusterEvents reports whether an incoming event matches a registered
 // one: the incoming event is the same or more specific.
@@ -120,7 +140,8 @@ func MatchClusterEvents(registered, incoming ClusterEvent) bool {
 
 func matchEventResources(registered, incoming EventResource) bool {
 	return registered == ResourceWildCard || registered == incoming ||
-		registered == ResourcePod && (incoming == ResourceAssignedPod || incoming == ResourceUnschedulablePod)
+		registered == ResourcePod && (incoming == ResourceAssignedPod || incoming == ResourceUnschedulablePod ||
+			incoming == ResourceUnscheduledPod || incoming == ResourceTargetPod)
 }
 
 // MatchAnyClusterEvent reports whether incoming matches any of registered.
@@ -134,22 +155,25 @@ func MatchAnyClusterEvent(incoming ClusterEvent, registered []ClusterEvent) bool
 }
 
 // PodSchedulingPropertiesChange returns the events an update of an unscheduled
-// pod stands for. The model's Pod carries labels, tolerations count and gates,
-// so the label, toleration and gates-eliminated sub-events are derived as
-// upstream does; anything else is the generic Update.
-func PodSchedulingPropertiesChange(newPod, oldPod *Pod) []ClusterEvent {
+// pod stands for, the queue's own update of the pod: TargetPod events from
+// v1.37 (targetPod), UnschedulablePod events before. The model's Pod carries
+// labels, tolerations count and gates, so the label, toleration and
+// gates-eliminated sub-events are derived as upstream does; anything else is
+// the generic Update.
+func PodSchedulingPropertiesChange(newPod, oldPod *Pod, targetPod bool) []ClusterEvent {
+	r := podUpdateResource(targetPod)
 	var events []ClusterEvent
 	if !equalStringMaps(newPod.Labels, oldPod.Labels) {
-		events = append(events, ClusterEvent{Resource: ResourceUnschedulablePod, ActionType: UpdatePodLabel})
+		events = append(events, ClusterEvent{Resource: r, ActionType: UpdatePodLabel})
 	}
 	if len(oldPod.SchedulingGates) != 0 && len(newPod.SchedulingGates) == 0 {
-		events = append(events, EventUnscheduledPodGatesEliminated)
+		events = append(events, ClusterEvent{Resource: r, ActionType: UpdatePodSchedulingGatesEliminated})
 	}
 	if newPod.Tolerations != oldPod.Tolerations {
-		events = append(events, ClusterEvent{Resource: ResourceUnschedulablePod, ActionType: UpdatePodToleration})
+		events = append(events, ClusterEvent{Resource: r, ActionType: UpdatePodToleration})
 	}
 	if len(events) == 0 {
-		events = append(events, EventUnscheduledPodUpdate)
+		events = append(events, ClusterEvent{Resource: r, ActionType: Update})
 	}
 	return events
 }

@@ -2,7 +2,7 @@ package queue
 
 import "sort"
 
-// What the in-tree plugins of kube-scheduler v1.36.3 register (EventsToRegister
+// What the in-tree plugins of kube-scheduler register (v1.36.3's EventsToRegister
 // with SchedulerQueueingHints on, the default feature gates): the events that
 // can move a pod they rejected out of unschedulablePods. Their hints may still
 // answer QueueSkip for a given object (a node too small, a label that does not
@@ -64,9 +64,9 @@ var singleActions = []ActionType{Add, Delete, UpdateNodeAllocatable, UpdateNodeL
 // IncomingEventLabels returns the labels of the incoming events (as counted in
 // scheduler_queue_incoming_pods_total) that match a plugin's registrations:
 // a Pod registration stands for AssignedPod events, and for updates of the
-// pending pod itself (UnschedulablePod).
+// pending pod itself (UnschedulablePod up to v1.36, TargetPod from v1.37).
 // It returns nil for a plugin this package does not know.
-func IncomingEventLabels(plugin string) []string {
+func IncomingEventLabels(plugin string, v Version) []string {
 	regs, ok := DefaultPluginEvents[plugin]
 	if !ok {
 		return nil
@@ -89,10 +89,10 @@ func IncomingEventLabels(plugin string) []string {
 				continue
 			}
 			// Another pod's change arrives as AssignedPod; an update of the
-			// pending pod itself as UnschedulablePod.
+			// pending pod itself as the version's pod-update resource.
 			add(ClusterEvent{Resource: ResourceAssignedPod, ActionType: a})
 			if a != Add && a != Delete {
-				add(ClusterEvent{Resource: ResourceUnschedulablePod, ActionType: a})
+				add(ClusterEvent{Resource: podUpdateResource(behaviourOf(v).targetPodEvents), ActionType: a})
 			}
 		}
 	}

@@ -44,6 +44,7 @@ type priorityQueueOptions struct {
 	queueingHintMap                   QueueingHintMapPerProfile
 	preEnqueuePluginMap               map[string][]PreEnqueuePlugin
 	metrics                           Metrics
+	version                           Version
 }
 
 // Option configures a PriorityQueue.
@@ -94,9 +95,10 @@ type hintEntry struct {
 	fns   []*QueueingHintFunction
 }
 
-// PriorityQueue is a model of kube-scheduler v1.36.3's scheduling queue
-// (pkg/scheduler/backend/queue.PriorityQueue) with SchedulerQueueingHints on,
-// as it is locked in v1.36. It is single-threaded and starts nothing: where
+// PriorityQueue is a model of kube-scheduler's scheduling queue
+// (pkg/scheduler/backend/queue.PriorityQueue) of one of Versions, for pods
+// that belong to no pod group, with SchedulerQueueingHints on (locked from
+// v1.34, the only code from v1.37). It is single-threaded and starts nothing: where
 // upstream's Run starts two loops, callers invoke FlushBackoffQCompleted and
 // FlushUnschedulablePodsLeftover at the instants they choose; where upstream's
 // Pop would block, Pop returns nil.
@@ -104,6 +106,13 @@ type PriorityQueue struct {
 	clock                             PassiveClock
 	podMaxInUnschedulablePodsDuration time.Duration
 	popFromBackoffQ                   bool
+	version                           Version
+	behaviour
+	// unscheduledPodAddLabel and unqueuedPodUpdateLabel are the incoming
+	// events of a new pod and of an update of a pod in no queue, in the
+	// version's words.
+	unscheduledPodAddLabel string
+	unqueuedPodUpdateLabel string
 
 	activeQ           *activeQueue
 	backoffQ          *backoffQueue
@@ -150,6 +159,7 @@ func NewPriorityQueue(opts ...Option) *PriorityQueue {
 		podMaxInUnschedulablePodsDuration: DefaultPodMaxInUnschedulablePodsDuration,
 		popFromBackoffQ:                   true,
 		metrics:                           noopMetrics{},
+		version:                           DefaultVersion,
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -161,6 +171,8 @@ func NewPriorityQueue(opts ...Option) *PriorityQueue {
 		clock:                             o.clock,
 		podMaxInUnschedulablePodsDuration: o.podMaxInUnschedulablePodsDuration,
 		popFromBackoffQ:                   o.popFromBackoffQ,
+		version:                           o.version,
+		behaviour:                         behaviourOf(o.version),
 		preEnqueuePlugins:                 o.preEnqueuePluginMap,
 		defaultPreEnqueue:                 o.preEnqueuePluginMap[DefaultSchedulerName],
 		ids:                               map[string]int32{},
@@ -169,6 +181,11 @@ func NewPriorityQueue(opts ...Option) *PriorityQueue {
 		pluginToEventsMap:                 map[string][]ClusterEvent{},
 		moveRequestCycle:                  -1,
 		metrics:                           o.metrics,
+	}
+	pq.unscheduledPodAddLabel = pq.eventUnscheduledPodAdd().Label()
+	pq.unqueuedPodUpdateLabel = EventUnschedulablePodUpdate.Label()
+	if pq.updateOfUnqueuedPodAdds {
+		pq.unqueuedPodUpdateLabel = pq.unscheduledPodAddLabel
 	}
 	pq.backoffQ = newBackoffQueue(o.clock, o.podInitialBackoffDuration, o.podMaxBackoffDuration, o.popFromBackoffQ, o.metrics, &pq.positions)
 	var popper *backoffQueue
@@ -241,6 +258,17 @@ func (p *PriorityQueue) keyID(key string) (int32, bool) {
 
 // SchedulingCycle is the number of pods handed out so far.
 func (p *PriorityQueue) SchedulingCycle() int64 { return p.activeQ.schedCycle }
+
+// Version is the kube-scheduler version whose rules the queue follows.
+func (p *PriorityQueue) Version() Version { return p.version }
+
+// eventUnscheduledPodAdd is the event of a new unscheduled pod.
+func (p *PriorityQueue) eventUnscheduledPodAdd() ClusterEvent {
+	if p.targetPodEvents {
+		return EventUnscheduledPodAdd
+	}
+	return EventUnschedulablePodAdd
+}
 
 // PopFromBackoffQEnabled reports the SchedulerPopFromBackoffQ setting.
 func (p *PriorityQueue) PopFromBackoffQEnabled() bool { return p.popFromBackoffQ }
@@ -400,10 +428,7 @@ func (p *PriorityQueue) moveToActiveQ(pInfo *QueuedPodInfo, event string, movesF
 		p.runPreEnqueuePlugins(pInfo)
 	}
 	if pInfo.Gated() {
-		if p.activeQ.queue.Has(pInfo.id) || p.backoffQ.has(pInfo.id) {
-			return false
-		}
-		p.unschedulablePods.addOrUpdate(pInfo, gatedBefore, event)
+		p.addGated(pInfo, gatedBefore, event, true)
 		return false
 	}
 	if pInfo.InitialAttemptTimestamp == nil {
@@ -423,13 +448,31 @@ func (p *PriorityQueue) moveToBackoffQ(pInfo *QueuedPodInfo, event string) bool 
 	if p.popFromBackoffQ {
 		p.runPreEnqueuePlugins(pInfo)
 		if pInfo.Gated() {
-			p.unschedulablePods.addOrUpdate(pInfo, gatedBefore, event)
+			p.addGated(pInfo, gatedBefore, event, false)
 			return false
 		}
 	}
 	p.unschedulablePods.delete(pInfo.id, gatedBefore)
 	p.backoffQ.add(pInfo, event)
 	return true
+}
+
+// addGated keeps a pod that PreEnqueue rejected in unschedulablePods. Up to
+// v1.36, moveToActiveQ leaves it where it is if activeQ or backoffQ hold it
+// (fromActiveQMove); up to v1.35, a pod unschedulablePods holds already is
+// left as it is, gauges included; v1.37 clears the flush mark, as a gated
+// pod makes no attempt that would.
+func (p *PriorityQueue) addGated(pInfo *QueuedPodInfo, gatedBefore bool, event string, fromActiveQMove bool) {
+	if fromActiveQMove && p.gatedMoveChecksQueues && (p.activeQ.queue.Has(pInfo.id) || p.backoffQ.has(pInfo.id)) {
+		return
+	}
+	if p.gatedReaddKeepsRecord && p.unschedulablePods.get(pInfo.id) != nil {
+		return
+	}
+	if p.flushReevaluatesGated {
+		pInfo.WasFlushedFromUnschedulable = false
+	}
+	p.unschedulablePods.addOrUpdate(pInfo, gatedBefore, event)
 }
 
 // Where a requeue sent a pod.
@@ -476,15 +519,9 @@ func (p *PriorityQueue) newQueuedPodInfo(pod *Pod) *QueuedPodInfo {
 	return pInfo
 }
 
-// Labels of the built-in events, spelled once rather than at every add.
-var (
-	unscheduledPodAddLabel    = EventUnscheduledPodAdd.Label()
-	unscheduledPodUpdateLabel = EventUnscheduledPodUpdate.Label()
-)
-
 // Add enqueues a new pod (the informer saw an unscheduled pod).
 func (p *PriorityQueue) Add(pod *Pod) {
-	p.moveToActiveQ(p.newQueuedPodInfo(pod), unscheduledPodAddLabel, false)
+	p.moveToActiveQ(p.newQueuedPodInfo(pod), p.unscheduledPodAddLabel, false)
 }
 
 // Pop hands out the next pod, or nil where upstream's Pop would block
@@ -524,6 +561,7 @@ func (p *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *QueuedPodInfo, podSc
 	pInfo.Timestamp = p.clock.Now()
 	pInfo.BackoffExpiration = time.Time{}
 	pInfo.WasFlushedFromUnschedulable = false
+	pInfo.FlushTimestamp = time.Time{}
 	p.requeuePodWithQueueingStrategy(pInfo, p.determineSchedulingHintForInFlightPod(pInfo), ScheduleAttemptFailure)
 	return true
 }
@@ -564,12 +602,22 @@ func (p *PriorityQueue) FlushBackoffQCompleted() {
 
 // FlushUnschedulablePodsLeftover moves pods that waited in unschedulablePods
 // longer than podMaxInUnschedulablePodsDuration (upstream runs it every 30 s).
+// From v1.37 the wait counts from the pod's last flush too (FlushTimestamp),
+// so that a gated pod, which the flush re-checks and leaves in place, is
+// picked once per duration rather than at every flush.
 func (p *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	now := p.clock.Now()
 	podsToMove := p.takeMoveScratch()
 	for _, pInfo := range p.unschedulablePods.pods {
-		if now.Sub(pInfo.Timestamp) > p.podMaxInUnschedulablePodsDuration {
+		last := pInfo.Timestamp
+		if pInfo.FlushTimestamp.After(last) {
+			last = pInfo.FlushTimestamp
+		}
+		if now.Sub(last) > p.podMaxInUnschedulablePodsDuration {
 			pInfo.WasFlushedFromUnschedulable = true
+			if p.flushReevaluatesGated {
+				pInfo.FlushTimestamp = now
+			}
 			podsToMove = append(podsToMove, pInfo)
 		}
 	}
@@ -629,8 +677,9 @@ func (p *PriorityQueue) movePodsToActiveOrBackoffQueue(pods []*QueuedPodInfo, e 
 	var memo eventMatches
 	var gating gatingMatch
 	for _, pInfo := range pods {
-		// Gated pods only react to their gating plugin's events.
-		if pInfo.Gated() && !gating.matches(e, pInfo.GatingPluginEvents) {
+		// Gated pods only react to their gating plugin's events, and from
+		// v1.37 to wildcard events (the leftover flush) too.
+		if pInfo.Gated() && !(p.flushReevaluatesGated && e.IsWildCard()) && !gating.matches(e, pInfo.GatingPluginEvents) {
 			continue
 		}
 		hint := p.isPodWorthRequeuingWith(pInfo, e, oldObj, newObj, &memo)
@@ -684,14 +733,14 @@ func (p *PriorityQueue) activate(pod *Pod) bool {
 		if pInfo, ok = p.backoffQ.get(id); !ok || !p.backoffQ.delete(id) {
 			return false
 		}
-		movesFromBackoffQ = true
+		movesFromBackoffQ = !p.activateFromBackoffRunsPreEnqueue
 	}
 	return p.moveToActiveQ(pInfo, ForceActivate, movesFromBackoffQ)
 }
 
 // Update applies an update of an unscheduled pod.
 func (p *PriorityQueue) Update(oldPod, newPod *Pod) {
-	events := PodSchedulingPropertiesChange(newPod, oldPod)
+	events := PodSchedulingPropertiesChange(newPod, oldPod, p.targetPodEvents)
 	if p.activeQ.addEventsIfPodInFlight(oldPod, newPod, events) {
 		return
 	}
@@ -711,7 +760,7 @@ func (p *PriorityQueue) Update(oldPod, newPod *Pod) {
 		}
 		return
 	}
-	p.moveToActiveQ(p.newQueuedPodInfo(newPod), unscheduledPodUpdateLabel, false)
+	p.moveToActiveQ(p.newQueuedPodInfo(newPod), p.unqueuedPodUpdateLabel, false)
 }
 
 // Delete removes a queued pod; in-flight pods are not affected.

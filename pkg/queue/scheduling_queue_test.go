@@ -165,9 +165,26 @@ func TestWindowPriorityOrdering(t *testing.T) {
 	}
 }
 
+// TestGatedPod: a gated pod stays gated across leftover flushes (v1.37
+// re-checks it there, and counts it anew in unschedulable) and leaves for
+// activeQ when its gates are removed, under the version's event name.
 func TestGatedPod(t *testing.T) {
+	for _, tc := range []struct {
+		version          Version
+		ungateLabel      string
+		flushReaddsGated int
+	}{
+		{V1_34, "UnschedulablePodUpdatePodSchedulingGatesEliminated", 0},
+		{V1_36, "UnschedulablePodUpdatePodSchedulingGatesEliminated", 0},
+		{V1_37, "TargetPodUpdatePodSchedulingGatesEliminated", 1},
+	} {
+		t.Run(tc.version.String(), func(t *testing.T) { testGatedPod(t, tc.version, tc.ungateLabel, tc.flushReaddsGated) })
+	}
+}
+
+func testGatedPod(t *testing.T, v Version, ungateLabel string, flushReaddsGated int) {
 	h := newHarness(t, true)
-	h.q = NewPriorityQueue(WithClock(h.c), WithMetricsRecorder(h.m),
+	h.q = NewPriorityQueue(WithVersion(v), WithClock(h.c), WithMetricsRecorder(h.m),
 		WithPreEnqueuePluginMap(map[string][]PreEnqueuePlugin{DefaultSchedulerName: {gates{}}}),
 		WithQueueingHintMapPerProfile(QueueingHintMapPerProfile{DefaultSchedulerName: {
 			{Resource: ResourcePod, ActionType: UpdatePodSchedulingGatesEliminated}: {{PluginName: "SchedulingGates", QueueingHintFn: func(pod *Pod, _, newObj any) (QueueingHint, error) {
@@ -191,13 +208,19 @@ func TestGatedPod(t *testing.T) {
 	if got := h.where("g"); got != LocationGated {
 		t.Fatalf("the leftover flush moved a gated pod to %q", got)
 	}
+	if n := h.m.IncomingPods()[LabelUnschedulable][UnschedulableTimeout]; n != flushReaddsGated {
+		t.Errorf("incoming{unschedulable, UnschedulableTimeout} = %d, want %d", n, flushReaddsGated)
+	}
+	if g := h.m.PendingPods()[LabelGated]; g != 1 {
+		t.Errorf("pending{gated} after the flush = %d, want 1", g)
+	}
 	updated := *old
 	updated.SchedulingGates = nil
 	h.q.Update(old, &updated)
 	if got := h.where("g"); got != LocationActive {
 		t.Fatalf("after ungate the pod is in %q, want active", got)
 	}
-	if n := h.m.IncomingPods()[LabelActive]["UnschedulablePodUpdatePodSchedulingGatesEliminated"]; n != 1 {
+	if n := h.m.IncomingPods()[LabelActive][ungateLabel]; n != 1 {
 		t.Errorf("incoming by gate removal = %d, want 1", n)
 	}
 	if p := h.m.PendingPods(); p[LabelGated] != 0 || p[LabelActive] != 1 {
@@ -291,18 +314,22 @@ func TestDeleteAndDuplicateFailure(t *testing.T) {
 
 func TestIncomingEventLabels(t *testing.T) {
 	tests := []struct {
-		plugin string
-		want   string
+		plugin  string
+		version Version
+		want    string
 	}{
-		{"NodeResourcesFit", "AssignedPodDelete AssignedPodUpdatePodScaleDown NodeAdd NodeUpdateNodeAllocatable UnschedulablePodUpdatePodScaleDown"},
-		{"TaintToleration", "AssignedPodUpdatePodToleration NodeAdd NodeUpdateNodeTaint UnschedulablePodUpdatePodToleration"},
-		{"SchedulingGates", "AssignedPodUpdatePodSchedulingGatesEliminated UnschedulablePodUpdatePodSchedulingGatesEliminated"},
-		{"NoSuchPlugin", ""},
+		{"NodeResourcesFit", V1_36, "AssignedPodDelete AssignedPodUpdatePodScaleDown NodeAdd NodeUpdateNodeAllocatable UnschedulablePodUpdatePodScaleDown"},
+		{"TaintToleration", V1_34, "AssignedPodUpdatePodToleration NodeAdd NodeUpdateNodeTaint UnschedulablePodUpdatePodToleration"},
+		{"SchedulingGates", V1_36, "AssignedPodUpdatePodSchedulingGatesEliminated UnschedulablePodUpdatePodSchedulingGatesEliminated"},
+		// v1.37: the pending pod's own updates are TargetPod events.
+		{"SchedulingGates", V1_37, "AssignedPodUpdatePodSchedulingGatesEliminated TargetPodUpdatePodSchedulingGatesEliminated"},
+		{"NodeResourcesFit", V1_37, "AssignedPodDelete AssignedPodUpdatePodScaleDown NodeAdd NodeUpdateNodeAllocatable TargetPodUpdatePodScaleDown"},
+		{"NoSuchPlugin", V1_37, ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.plugin, func(t *testing.T) {
+		t.Run(tt.plugin+"/"+tt.version.String(), func(t *testing.T) {
 			got := ""
-			for i, l := range IncomingEventLabels(tt.plugin) {
+			for i, l := range IncomingEventLabels(tt.plugin, tt.version) {
 				if i > 0 {
 					got += " "
 				}
@@ -317,7 +344,7 @@ func TestIncomingEventLabels(t *testing.T) {
 
 func TestGatingMatch_matches(t *testing.T) {
 	nodeAdd := ClusterEvent{Resource: ResourceNode, ActionType: Add}
-	gatesEliminated := EventUnscheduledPodGatesEliminated
+	gatesEliminated := PodGatesEliminated(false)
 	registered := []ClusterEvent{nodeAdd, {Resource: ResourcePod, ActionType: UpdatePodSchedulingGatesEliminated}}
 	copied := append([]ClusterEvent(nil), registered...)
 	// One memo through the whole table, as through one event's pods: each

@@ -81,6 +81,9 @@ type QueuedPodInfo struct {
 	GatingPluginEvents []ClusterEvent
 	// WasFlushedFromUnschedulable is set by the leftover flush.
 	WasFlushedFromUnschedulable bool
+	// FlushTimestamp is when the leftover flush last picked the pod
+	// (v1.37), cleared at each failure.
+	FlushTimestamp time.Time
 }
 
 // Gated reports whether a PreEnqueue plugin holds the pod back.

@@ -102,7 +102,12 @@ func NewModel(cfg Config, plugins []string) *Model {
 			return queue.QueueSkip, nil
 		},
 	}}
+	version := cfg.Version
+	if version == 0 {
+		version = queue.DefaultVersion
+	}
 	m.Queue = queue.NewPriorityQueue(
+		queue.WithVersion(version),
 		queue.WithClock(m.clock),
 		queue.WithPopFromBackoffQ(cfg.PopFromBackoffQ),
 		queue.WithPodInitialBackoffDuration(time.Duration(cfg.PodInitialBackoffSeconds)*time.Second),

@@ -42,9 +42,13 @@ type Config struct {
 	PodInitialBackoffSeconds         int64 `json:"podInitialBackoffSeconds"`
 	PodMaxBackoffSeconds             int64 `json:"podMaxBackoffSeconds"`
 	PodMaxInUnschedulablePodsSeconds int64 `json:"podMaxInUnschedulablePodsSeconds"`
+	// Version is the kube-scheduler whose queue replays the trace. It is not
+	// part of the file: the same trace replays on every version (simulate's
+	// --scheduler-version). Zero: queue.DefaultVersion.
+	Version queue.Version `json:"-"`
 }
 
-// DefaultConfig is kube-scheduler v1.36's defaults.
+// DefaultConfig is kube-scheduler's defaults (the same in v1.34–v1.37).
 func DefaultConfig() Config {
 	return Config{PopFromBackoffQ: true, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 10, PodMaxInUnschedulablePodsSeconds: 300}
 }

@@ -15,6 +15,13 @@ import (
 
 func replayFile(t *testing.T, path string) ([]byte, error) {
 	t.Helper()
+	return replayFileAt(t, path, 0)
+}
+
+// replayFileAt replays a trace file on the model of version v (zero: the
+// default).
+func replayFileAt(t *testing.T, path string, v queue.Version) ([]byte, error) {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -24,33 +31,70 @@ func replayFile(t *testing.T, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg := tr.Config
+	cfg.Version = v
 	var out bytes.Buffer
-	err = trace.Replay(tr, trace.NewModel(tr.Config, tr.Plugins()), &out)
+	err = trace.Replay(tr, trace.NewModel(cfg, tr.Plugins()), &out)
 	return out.Bytes(), err
 }
 
 // TestReplay_UpstreamExamples replays traces whose expected output was
-// recorded from upstream's PriorityQueue (k8s.io/kubernetes v1.36.3).
+// recorded from upstream's PriorityQueue: testdata/upstream from
+// k8s.io/kubernetes v1.36.3, testdata/upstream-v1.37 from v1.37.2. The
+// models of v1.34 and v1.35 must print v1.36's output: what changed between
+// them (gauges of pods flipping between gated and unschedulable in place,
+// PreEnqueue on activation out of backoffQ) no trace operation reaches.
 func TestReplay_UpstreamExamples(t *testing.T) {
-	traces, _ := filepath.Glob("testdata/upstream/*.trace.jsonl")
-	if len(traces) == 0 {
-		t.Fatal("no example traces")
+	for _, tc := range []struct {
+		dir      string
+		versions []queue.Version
+	}{
+		{"testdata/upstream", []queue.Version{queue.V1_34, queue.V1_35, queue.V1_36}},
+		{"testdata/upstream-v1.37", []queue.Version{queue.V1_37}},
+	} {
+		traces, _ := filepath.Glob(tc.dir + "/*.trace.jsonl")
+		if len(traces) < 11 {
+			t.Fatalf("%s: %d example traces, want 11 or more", tc.dir, len(traces))
+		}
+		for _, v := range tc.versions {
+			for _, path := range traces {
+				name := strings.TrimSuffix(filepath.Base(path), ".trace.jsonl")
+				t.Run(v.String()+"/"+name, func(t *testing.T) {
+					got, err := replayFileAt(t, path, v)
+					if err != nil {
+						t.Fatalf("replay: %v", err)
+					}
+					want, err := os.ReadFile(strings.TrimSuffix(path, ".trace.jsonl") + ".out.jsonl")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d := trace.Compare(want, got); d != "" {
+						t.Errorf("output differs from upstream's: %s", d)
+					}
+				})
+			}
+		}
 	}
-	for _, path := range traces {
-		name := strings.TrimSuffix(filepath.Base(path), ".trace.jsonl")
-		t.Run(name, func(t *testing.T) {
-			got, err := replayFile(t, path)
-			if err != nil {
-				t.Fatalf("replay: %v", err)
-			}
-			want, err := os.ReadFile(strings.TrimSuffix(path, ".trace.jsonl") + ".out.jsonl")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := trace.Compare(want, got); d != "" {
-				t.Errorf("output differs from upstream's: %s", d)
-			}
-		})
+}
+
+// TestReplay_DefaultIsCurrentRelease: a trace replays on v1.37 unless told
+// otherwise, as a new cluster runs it.
+func TestReplay_DefaultIsCurrentRelease(t *testing.T) {
+	path := "testdata/upstream-v1.37/gated_pod_flush_timestamp.trace.jsonl"
+	def, err := replayFile(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v137, err := replayFileAt(t, path, queue.V1_37)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := trace.Compare(v137, def); d != "" {
+		t.Errorf("default replay differs from v1.37's: %s", d)
+	}
+	v136, _ := replayFileAt(t, path, queue.V1_36)
+	if trace.Compare(v137, v136) == "" {
+		t.Error("v1.36 and v1.37 replay the flush-timestamp trace alike; the test cannot tell versions apart")
 	}
 }
 

@@ -90,7 +90,7 @@ func TestGenerate_Coverage(t *testing.T) {
 		"error failure": false, "pending plugins": false, "gated add": false, "ungate": false,
 		"activate in flight": false, "delete in flight": false, "max backoff 0": false,
 		"several in flight": false, "UnschedulableTimeout": false, "PopFromBackoffQ": false,
-		"BackoffComplete": false, "ForceActivate": false, "UnschedulablePodUpdatePodSchedulingGatesEliminated": false,
+		"BackoffComplete": false, "ForceActivate": false, "TargetPodUpdatePodSchedulingGatesEliminated": false,
 		"errorBackoff": false, "gated": false, "inFlight": false,
 	}
 	for seed := int64(0); seed < 300; seed++ {
