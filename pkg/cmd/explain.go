@@ -43,7 +43,11 @@ type ExplainOptions struct {
 	Watch         bool
 	Interval      time.Duration
 	SchedulerName string
-	NoMetrics     bool
+	// SchedulerVersion overrides the version whose queue model explains
+	// (--scheduler-version); empty: the scheduler's own, from its metrics.
+	SchedulerVersion string
+	schedulerVersion queue.Version
+	NoMetrics        bool
 	metricsFlags
 
 	PodInitialBackoff         time.Duration
@@ -168,6 +172,7 @@ pages of 5,000, and keeps of each object only what it reads.`,
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Print the table (and custom columns) without the header line")
 	cmd.Flags().StringVar(&o.SortBy, "sort-by", o.SortBy, "Sort the pods by this JSONPath into each item, e.g. .attempts, .confidence or .queue")
 	cmd.Flags().StringVar(&o.SchedulerName, "scheduler-name", o.SchedulerName, "The scheduler profile whose pods to explain")
+	cmd.Flags().StringVar(&o.SchedulerVersion, "scheduler-version", o.SchedulerVersion, "The kube-scheduler version whose queue model explains (v1.34 to v1.37); default: the version the scheduler's metrics report, else the current release")
 	cmd.Flags().BoolVar(&o.NoMetrics, "no-metrics", o.NoMetrics, "Do not read the scheduler's metrics (lower confidence)")
 	cmd.Flags().DurationVar(&o.PodInitialBackoff, "pod-initial-backoff", o.PodInitialBackoff, "The scheduler's podInitialBackoffSeconds")
 	cmd.Flags().DurationVar(&o.PodMaxBackoff, "pod-max-backoff", o.PodMaxBackoff, "The scheduler's podMaxBackoffSeconds")
@@ -283,6 +288,13 @@ func (o *ExplainOptions) Validate() error {
 	if err := o.validateTargets(); err != nil {
 		return err
 	}
+	if o.SchedulerVersion != "" {
+		v, err := queue.ParseVersion(o.SchedulerVersion)
+		if err != nil {
+			return fmt.Errorf("--scheduler-version: %w", err)
+		}
+		o.schedulerVersion = v
+	}
 	switch {
 	case o.NoMetrics && o.metricsFlags.named():
 		return errors.New("--no-metrics and --metrics-url/--prometheus-url/--metrics-file do not go together")
@@ -347,6 +359,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	explained := len(in.Pods)
 
 	list := NewExplanationList(explain.Infer(in), warnings, notFound, in.Now)
+	list.Model, list.ModelSource = in.Version.String(), in.VersionSource
 	if o.SortBy != "" {
 		if err := sortExplanations(list.Items, o.SortBy); err != nil {
 			return err
@@ -536,6 +549,11 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
 		warnings = append(warnings, snap.Warnings...)
 	}
 	in.Now = now
+	var note string
+	in.Version, in.VersionSource, note = o.modelVersion(snap)
+	if note != "" {
+		warnings = append(warnings, note)
+	}
 	return &Gathered{Input: in, Warnings: warnings, NotFound: notFound}, nil
 }
 
@@ -592,11 +610,33 @@ func queueMetrics(s *metricscrape.Snapshot) *explain.QueueMetrics {
 	return m
 }
 
+// modelVersion picks the queue model: --scheduler-version, else the
+// scheduler's version from its metrics (kubernetes_build_info), else the
+// current release, with a note saying why.
+func (o *ExplainOptions) modelVersion(snap *metricscrape.Snapshot) (queue.Version, string, string) {
+	if o.schedulerVersion != 0 {
+		return o.schedulerVersion, "--scheduler-version", ""
+	}
+	why := "no scheduler metrics"
+	if snap != nil {
+		v, err := snap.SchedulerVersion()
+		if err == nil {
+			return v, "the scheduler's kubernetes_build_info", ""
+		}
+		why = err.Error()
+	}
+	return queue.DefaultVersion, "default", fmt.Sprintf("%s: explaining with the %s queue model (name the version with --scheduler-version)", why, queue.DefaultVersion)
+}
+
 // ExplanationList is what explain prints; -o json|yaml prints it as is.
 type ExplanationList struct {
 	metav1.TypeMeta `json:",inline"`
 	Time            metav1.Time           `json:"time"`
 	Items           []explain.Explanation `json:"items"`
+	// Model is the queue model that explained them (a kube-scheduler minor
+	// version), and ModelSource where its version came from.
+	Model       string `json:"model,omitempty"`
+	ModelSource string `json:"modelSource,omitempty"`
 	// Counts is the number of explained pending pods per queue, keyed by
 	// upstream's words (explain.QueueName).
 	Counts   map[string]int `json:"counts"`

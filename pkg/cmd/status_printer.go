@@ -39,8 +39,22 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bo
 		fmt.Fprintf(w, "GATES\tnot reported (no %s series)\n", metricscrape.FeatureEnabledMetric)
 	}
 	p := st.Pending
-	fmt.Fprintf(w, "PENDING\tactiveQ %d  backoffQ %d  unschedulablePods %d  gated %d  total %d\n",
-		p.Active, p.Backoff, p.Unschedulable, p.Gated, p.Total)
+	groups := ""
+	if p.IncompletePodGroupPods != nil {
+		groups += fmt.Sprintf("  incompletePodGroupPods %d", *p.IncompletePodGroupPods)
+	}
+	if p.PendingPodGroupPods != nil {
+		groups += fmt.Sprintf("  pendingPodGroupPods %d", *p.PendingPodGroupPods)
+	}
+	fmt.Fprintf(w, "PENDING\tactiveQ %d  backoffQ %d  unschedulablePods %d  gated %d%s  total %d\n",
+		p.Active, p.Backoff, p.Unschedulable, p.Gated, groups, p.Total)
+	if len(st.QueuedEntities) > 0 {
+		ents := make([]string, len(st.QueuedEntities))
+		for i, e := range st.QueuedEntities {
+			ents[i] = fmt.Sprintf("%s %s %d", e.Queue, e.Type, e.Count)
+		}
+		fmt.Fprintf(w, "ENTITIES\t%s\n", strings.Join(ents, "  "))
+	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
@@ -128,6 +142,12 @@ func schedulerLine(st *status.SchedulerStatus) string {
 	}
 	if s.Platform != "" {
 		extra = append(extra, s.Platform)
+	}
+	switch {
+	case s.ModelNote != "":
+		extra = append(extra, "queue model "+s.Model+": "+s.ModelNote)
+	case s.Model != "":
+		extra = append(extra, "queue model "+s.Model)
 	}
 	if s.Leader != nil {
 		if *s.Leader {

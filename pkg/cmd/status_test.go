@@ -298,7 +298,7 @@ func TestPrintStatusTable(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"SCHEDULER  kube-scheduler v1.36.3 (go1.26.8, linux/amd64)",
+		"SCHEDULER  kube-scheduler v1.36.3 (go1.26.8, linux/amd64, queue model v1.36)",
 		"GATES      SchedulerPopFromBackoffQ=on (BETA)  SchedulerQueueingHints=on  SchedulerAsyncAPICalls=off (BETA)",
 		"PENDING    activeQ 0  backoffQ 5  unschedulablePods 6  gated 3  total 14",
 		"INCOMING (per second over the last 4s)",
@@ -568,5 +568,95 @@ func TestStatusOptions_Complete_requestTimeout(t *testing.T) {
 		if o.timeout != tc.want {
 			t.Errorf("--request-timeout=%s: timeout %s, want %s", tc.flag, o.timeout, tc.want)
 		}
+	}
+}
+
+// v137Shaped is a recorded v1.36 scrape as a v1.37 scheduler would serve it:
+// its version, the new pod event name, the two pod-group queues and the
+// entities gauge.
+func v137Shaped(t *testing.T, name string, at time.Time) *metricscrape.Snapshot {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(recordedDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(data), `git_version="v1.36.3"`, `git_version="v1.37.2"`)
+	text = strings.ReplaceAll(text, "UnschedulablePodAdd", "UnscheduledPodAdd")
+	text = strings.Replace(text, `scheduler_pending_pods{queue="active"}`,
+		`scheduler_pending_pods{queue="incomplete"} 2`+"\n"+`scheduler_pending_pods{queue="pending"} 3`+"\n"+`scheduler_pending_pods{queue="active"}`, 1)
+	text += "# HELP scheduler_queued_entities [ALPHA] Number of queued entities.\n# TYPE scheduler_queued_entities gauge\n" +
+		`scheduler_queued_entities{queue="backoff",type="pod"} 4` + "\n" +
+		`scheduler_queued_entities{queue="backoff",type="podgroup"} 1` + "\n"
+	s, err := metricscrape.ParseText(name, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Time = at
+	s.Origin = metricscrape.Origin{Kind: metricscrape.OriginFile, Address: name}
+	return s
+}
+
+// TestStatus_v137: a v1.37 scheduler's queues and entities are all shown,
+// none warned about, its arrivals counted under v1.37's event name, and the
+// model named after its version.
+func TestStatus_v137(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	prev, cur := v137Shaped(t, "v1.36-parked.prom", t0), v137Shaped(t, "v1.36-settled.prom", t0.Add(4*time.Second))
+	if len(cur.Warnings) != 0 {
+		t.Errorf("warnings on a v1.37 exposition: %q", cur.Warnings)
+	}
+	st, err := status.NewSchedulerStatus(prev, cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Scheduler.Model != "v1.37" || st.Scheduler.ModelNote != "" {
+		t.Errorf("model = %q (%q), want v1.37", st.Scheduler.Model, st.Scheduler.ModelNote)
+	}
+	p := st.Pending
+	if p.IncompletePodGroupPods == nil || *p.IncompletePodGroupPods != 2 || p.PendingPodGroupPods == nil || *p.PendingPodGroupPods != 3 {
+		t.Errorf("pod-group queues = %v, %v, want 2 and 3", p.IncompletePodGroupPods, p.PendingPodGroupPods)
+	}
+	if p.Total != p.Active+p.Backoff+p.Unschedulable+p.Gated+5 {
+		t.Errorf("total %d leaves out the pod-group queues (%+v)", p.Total, p)
+	}
+	arrivals := int64(0)
+	for _, in := range st.Incoming {
+		if in.Event == "UnscheduledPodAdd" {
+			arrivals += in.Total
+		}
+	}
+	if arrivals == 0 {
+		t.Error("no arrival counted under UnscheduledPodAdd")
+	}
+	var b bytes.Buffer
+	if err := PrintStatusTable(&b, st); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"queue model v1.37", "incompletePodGroupPods 2  pendingPodGroupPods 3", "ENTITIES   backoffQ pod 4  backoffQ podgroup 1"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	// A v1.36 scheduler has no pod-group queues: none is shown.
+	old, err := status.NewSchedulerStatus(nil, recorded(t, "v1.36-settled.prom", t0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.Pending.IncompletePodGroupPods != nil || old.Scheduler.Model != "v1.36" {
+		t.Errorf("v1.36: pod-group queue %v, model %q", old.Pending.IncompletePodGroupPods, old.Scheduler.Model)
+	}
+}
+
+// TestStatus_unknownVersion: a scheduler of a version without a model is
+// read with the current release's and says so.
+func TestStatus_unknownVersion(t *testing.T) {
+	s := recorded(t, "v1.36-settled.prom", time.Now())
+	s.Build.GitVersion = "v1.33.5"
+	st, err := status.NewSchedulerStatus(nil, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Scheduler.Model != "v1.37" || !strings.Contains(st.Scheduler.ModelNote, "v1.33 has no queue model") {
+		t.Errorf("model %q, note %q", st.Scheduler.Model, st.Scheduler.ModelNote)
 	}
 }

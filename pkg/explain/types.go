@@ -71,6 +71,8 @@ type Input struct {
 	// Version is the scheduler's version, whose queue rules and event names
 	// apply; zero: queue.DefaultVersion.
 	Version queue.Version
+	// VersionSource says where Version came from (shown to the user).
+	VersionSource string
 }
 
 // version is in.Version, or the default when none was given.

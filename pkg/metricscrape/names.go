@@ -3,7 +3,7 @@ package metricscrape
 import "github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 
 // The series and label names kubectl-schedq reads from kube-scheduler
-// (k8s.io/kubernetes v1.36.3, pkg/scheduler/metrics/metrics.go and
+// (k8s.io/kubernetes v1.34–v1.37, pkg/scheduler/metrics/metrics.go and
 // component-base). The queue's own series, queue labels and event labels are
 // spelled once, in pkg/queue, and only referred to here; this file spells
 // the rest and is the only place in pkg/metricscrape that names any of them.
@@ -27,6 +27,9 @@ const (
 	// PodScheduledAfterFlushMetric counts pods bound after the leftover flush
 	// (new in 1.36).
 	PodScheduledAfterFlushMetric = "scheduler_pod_scheduled_after_flush_total"
+	// QueuedEntitiesMetric is v1.37's gauge of queued entities (labels
+	// queue, type: pod or a pod group's kind).
+	QueuedEntitiesMetric = queue.MetricQueuedEntities
 	// InFlightEventsMetric is the number of events tracked for in-flight pods
 	// (label event; event="PodPopped" counts the in-flight pods themselves).
 	InFlightEventsMetric = "scheduler_inflight_events"
@@ -54,6 +57,7 @@ const (
 	ProfileLabel  = "profile"
 	AttemptsLabel = "attempts"
 	PluginLabel   = "plugin"
+	TypeLabel     = "type"
 	NameLabel     = "name"
 	StageLabel    = "stage"
 	// Labels of kubernetes_build_info.
@@ -72,27 +76,20 @@ const (
 	QueueBackoff       = queue.LabelBackoff
 	QueueUnschedulable = queue.LabelUnschedulable
 	QueueGated         = queue.LabelGated
+	QueueIncomplete    = queue.LabelIncomplete
+	QueuePending       = queue.LabelPending
 )
 
-// QueueName is upstream's word for a queue label value (activeQ, backoffQ,
-// unschedulablePods, gated), the name every output of the plugin uses; an
-// unknown value is returned as it is.
-func QueueName(label string) string {
-	switch label {
-	case QueueActive:
-		return "activeQ"
-	case QueueBackoff:
-		return "backoffQ"
-	case QueueUnschedulable:
-		return "unschedulablePods"
-	case QueueGated:
-		return "gated"
-	}
-	return label
-}
+// QueueName is upstream's word for a queue label value (queue.QueueWord).
+func QueueName(label string) string { return queue.QueueWord(label) }
 
-// Queues lists the sub-queues in the order the scheduler moves pods through them.
-var Queues = queue.PendingLabels[:]
+// Queues lists the queue values every modelled version reports, in the
+// order the scheduler moves pods through them; KnownQueues adds v1.37's
+// pod-group queues (incomplete, pending).
+var (
+	Queues      = queue.PendingLabels[:]
+	KnownQueues = queue.PendingLabelsOf(queue.Versions[len(queue.Versions)-1])
+)
 
 // Values of scheduler_schedule_attempts_total{result}.
 const (
@@ -156,6 +153,7 @@ var wantedFamilies = map[string]bool{
 	PodSchedulingAttemptsMetric:      true,
 	UnschedulablePodsMetric:          true,
 	PodScheduledAfterFlushMetric:     true,
+	QueuedEntitiesMetric:             true,
 	InFlightEventsMetric:             true,
 	FeatureEnabledMetric:             true,
 	BuildInfoMetric:                  true,

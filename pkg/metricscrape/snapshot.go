@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 	"io"
 	"math"
 	"sort"
@@ -41,6 +42,9 @@ type Snapshot struct {
 	// InFlightEvents is scheduler_inflight_events by event; "PodPopped"
 	// counts the in-flight pods.
 	InFlightEvents map[string]float64
+	// QueuedEntities is v1.37's scheduler_queued_entities by (queue, type);
+	// empty before v1.37.
+	QueuedEntities map[QueueType]float64
 	// ScheduledAfterFlush is scheduler_pod_scheduled_after_flush_total, or
 	// nil when the scheduler does not have it (before 1.36).
 	ScheduledAfterFlush *float64
@@ -69,6 +73,22 @@ type Snapshot struct {
 type QueueEvent struct {
 	Queue string `json:"queue"`
 	Event string `json:"event"`
+}
+
+// QueueType keys scheduler_queued_entities.
+type QueueType struct {
+	Queue string `json:"queue"`
+	Type  string `json:"type"`
+}
+
+// SchedulerVersion is the queue model of the scheduler's version, from
+// kubernetes_build_info's git_version; an error when the scheduler did not
+// report it or it is none of the modelled versions (the error says which).
+func (s *Snapshot) SchedulerVersion() (v queue.Version, err error) {
+	if s.Build.GitVersion == "" {
+		return 0, fmt.Errorf("the scheduler reports no version (no %s series)", BuildInfoMetric)
+	}
+	return queue.ParseVersion(s.Build.GitVersion)
 }
 
 // FeatureGate is one gate's state as the scheduler reports it.
@@ -144,7 +164,7 @@ func (h Histogram) Quantile(q float64) float64 {
 // unschedulablePods, gated ones included. In-flight pods are in none.
 func (s *Snapshot) PendingTotal() float64 {
 	var n float64
-	for _, q := range Queues {
+	for _, q := range KnownQueues {
 		n += s.Pending[q]
 	}
 	return n
@@ -373,6 +393,7 @@ func FromSamples(samples model.Vector) (*Snapshot, error) {
 		Attempts:              map[string]float64{},
 		UnschedulableByPlugin: map[string]float64{},
 		InFlightEvents:        map[string]float64{},
+		QueuedEntities:        map[QueueType]float64{},
 		SLI:                   map[string]Histogram{},
 		FeatureGates:          map[string]FeatureGate{},
 	}
@@ -420,7 +441,7 @@ func FromSamples(samples model.Vector) (*Snapshot, error) {
 		case PendingPodsMetric:
 			q := label(QueueLabel)
 			if !knownQueue(q) {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: queue %q is not one the scheduler reports (%s); it is counted in no queue", describeSample(smp), q, strings.Join(Queues, ", ")))
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: queue %q is not one the scheduler reports (%s); it is counted in no queue", describeSample(smp), q, strings.Join(KnownQueues, ", ")))
 			}
 			s.Pending[q] += v
 		case QueueIncomingPodsMetric:
@@ -434,6 +455,8 @@ func FromSamples(samples model.Vector) (*Snapshot, error) {
 			s.UnschedulableByPlugin[label(PluginLabel)] += v
 		case InFlightEventsMetric:
 			s.InFlightEvents[label(EventLabel)] += v
+		case QueuedEntitiesMetric:
+			s.QueuedEntities[QueueType{Queue: label(QueueLabel), Type: label(TypeLabel)}] += v
 		case PodScheduledAfterFlushMetric:
 			total := v
 			if s.ScheduledAfterFlush != nil {
@@ -484,7 +507,7 @@ func FromSamples(samples model.Vector) (*Snapshot, error) {
 const maxCount = 1 << 53
 
 func knownQueue(q string) bool {
-	for _, name := range Queues {
+	for _, name := range KnownQueues {
 		if q == name {
 			return true
 		}

@@ -266,7 +266,7 @@ func TestParseText_warnings(t *testing.T) {
 		{
 			name:  "unknown queue",
 			input: "# TYPE scheduler_pending_pods gauge\nscheduler_pending_pods{queue=\"Active\"} 4\n",
-			want:  `src: scheduler_pending_pods{queue="Active"}: queue "Active" is not one the scheduler reports (active, backoff, unschedulable, gated)`,
+			want:  `src: scheduler_pending_pods{queue="Active"}: queue "Active" is not one the scheduler reports (active, backoff, unschedulable, gated, incomplete, pending)`,
 		},
 	}
 	for _, tc := range tests {

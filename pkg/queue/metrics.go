@@ -1,8 +1,8 @@
 package queue
 
 // The queue's metrics, with upstream's series names and label values
-// (pkg/scheduler/metrics, v1.36.3). pkg/metricscrape imports these names; this
-// package is the one place they are spelled.
+// (pkg/scheduler/metrics, v1.34–v1.37). pkg/metricscrape imports these names;
+// this package is the one place they are spelled.
 
 // Series names.
 const (
@@ -13,6 +13,12 @@ const (
 	MetricPodSchedulingSLI      = "scheduler_pod_scheduling_sli_duration_seconds"
 	MetricPodSchedulingAttempts = "scheduler_pod_scheduling_attempts"
 	MetricAttemptDuration       = "scheduler_scheduling_attempt_duration_seconds"
+	// v1.37: the queue's entities (a pod, or a pod group queued whole), by
+	// queue and type, and their moves; the pods' series count the pods in
+	// them.
+	MetricQueuedEntities             = "scheduler_queued_entities"
+	MetricQueueIncomingEntities      = "scheduler_queue_incoming_entities_total"
+	MetricPreQueueingHintEvaluations = "scheduler_pre_queueing_hint_evaluations_total"
 )
 
 // Values of the queue label of scheduler_pending_pods and
@@ -22,10 +28,46 @@ const (
 	LabelBackoff       = "backoff"
 	LabelUnschedulable = "unschedulable"
 	LabelGated         = "gated"
+	// v1.37 (metrics.go:764-769): pod-group members that wait for their
+	// group to have enough pods (incompletePodGroupPods), and for the
+	// group to be queued (pendingPodGroupPods).
+	LabelIncomplete = "incomplete"
+	LabelPending    = "pending"
 )
 
-// PendingLabels lists scheduler_pending_pods' queue values in display order.
+// PendingLabels lists scheduler_pending_pods' queue values that every
+// modelled version reports, in display order; the trace format prints these.
 var PendingLabels = [...]string{LabelActive, LabelBackoff, LabelUnschedulable, LabelGated}
+
+// PendingLabelsOf lists the queue values version v reports, in display order.
+func PendingLabelsOf(v Version) []string {
+	if v >= V1_37 {
+		return []string{LabelActive, LabelBackoff, LabelUnschedulable, LabelGated, LabelIncomplete, LabelPending}
+	}
+	return PendingLabels[:]
+}
+
+// QueueWord is upstream's word for a scheduler_pending_pods queue value, the
+// name every output of the plugin uses (activeQ, backoffQ,
+// unschedulablePods, gated, incompletePodGroupPods, pendingPodGroupPods); an
+// unknown value is returned as it is.
+func QueueWord(label string) string {
+	switch label {
+	case LabelActive:
+		return "activeQ"
+	case LabelBackoff:
+		return "backoffQ"
+	case LabelUnschedulable:
+		return "unschedulablePods"
+	case LabelGated:
+		return "gated"
+	case LabelIncomplete:
+		return "incompletePodGroupPods"
+	case LabelPending:
+		return "pendingPodGroupPods"
+	}
+	return label
+}
 
 // MetricRecorder is a gauge the sub-queues move as pods come and go
 // (upstream's metrics.MetricRecorder).

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 )
 
 // SchedulerStatus is what `status` shows; -o json|yaml prints it as is.
@@ -32,6 +33,8 @@ type SchedulerStatus struct {
 	FeatureGates []FeatureGateStatus `json:"featureGates"`
 	// Pending is scheduler_pending_pods.
 	Pending PendingPods `json:"pending"`
+	// QueuedEntities is scheduler_queued_entities (v1.37), by queue and type.
+	QueuedEntities []QueuedEntities `json:"queuedEntities,omitempty"`
 	// RateWindow is the time the rates are measured over; absent when there
 	// are no rates (a file).
 	RateWindow *metav1.Duration `json:"rateWindow,omitempty"`
@@ -56,7 +59,12 @@ type SchedulerStatus struct {
 
 // SchedulerIdentity says which scheduler answered.
 type SchedulerIdentity struct {
-	Version   string   `json:"version,omitempty"`
+	Version string `json:"version,omitempty"`
+	// Model is the queue model whose names and rules read the metrics: the
+	// scheduler's minor version, or the current release when the version
+	// is unknown (ModelNote then says why).
+	Model     string   `json:"model"`
+	ModelNote string   `json:"modelNote,omitempty"`
 	GitCommit string   `json:"gitCommit,omitempty"`
 	GoVersion string   `json:"goVersion,omitempty"`
 	Platform  string   `json:"platform,omitempty"`
@@ -73,12 +81,25 @@ type FeatureGateStatus struct {
 }
 
 // PendingPods is scheduler_pending_pods by queue, in upstream's words.
+// IncompletePodGroupPods and PendingPodGroupPods are v1.37's (pod-group
+// members waiting for their group), absent where the scheduler has no such
+// queue.
 type PendingPods struct {
-	Active        int64 `json:"activeQ"`
-	Backoff       int64 `json:"backoffQ"`
-	Unschedulable int64 `json:"unschedulablePods"`
-	Gated         int64 `json:"gated"`
-	Total         int64 `json:"total"`
+	Active                 int64  `json:"activeQ"`
+	Backoff                int64  `json:"backoffQ"`
+	Unschedulable          int64  `json:"unschedulablePods"`
+	Gated                  int64  `json:"gated"`
+	IncompletePodGroupPods *int64 `json:"incompletePodGroupPods,omitempty"`
+	PendingPodGroupPods    *int64 `json:"pendingPodGroupPods,omitempty"`
+	Total                  int64  `json:"total"`
+}
+
+// QueuedEntities is one series of v1.37's scheduler_queued_entities: the
+// entities (pods, or pod groups queued whole) of one type in one queue.
+type QueuedEntities struct {
+	Queue string `json:"queue"`
+	Type  string `json:"type"`
+	Count int64  `json:"count"`
 }
 
 // IncomingPods is one (queue, event) series of scheduler_queue_incoming_pods_total.
@@ -156,11 +177,13 @@ func NewSchedulerStatus(prev, cur *metricscrape.Snapshot) (*SchedulerStatus, err
 		},
 		FeatureGates: []FeatureGateStatus{},
 		Pending: PendingPods{
-			Active:        count(cur.Pending[metricscrape.QueueActive]),
-			Backoff:       count(cur.Pending[metricscrape.QueueBackoff]),
-			Unschedulable: count(cur.Pending[metricscrape.QueueUnschedulable]),
-			Gated:         count(cur.Pending[metricscrape.QueueGated]),
-			Total:         count(cur.PendingTotal()),
+			IncompletePodGroupPods: countIfReported(cur.Pending, metricscrape.QueueIncomplete),
+			PendingPodGroupPods:    countIfReported(cur.Pending, metricscrape.QueuePending),
+			Active:                 count(cur.Pending[metricscrape.QueueActive]),
+			Backoff:                count(cur.Pending[metricscrape.QueueBackoff]),
+			Unschedulable:          count(cur.Pending[metricscrape.QueueUnschedulable]),
+			Gated:                  count(cur.Pending[metricscrape.QueueGated]),
+			Total:                  count(cur.PendingTotal()),
 		},
 		Incoming: []IncomingPods{},
 		Attempts: []ScheduleAttempts{},
@@ -168,6 +191,22 @@ func NewSchedulerStatus(prev, cur *metricscrape.Snapshot) (*SchedulerStatus, err
 		Warnings: cur.Warnings,
 		snapshot: cur,
 	}
+	if v, err := cur.SchedulerVersion(); err == nil {
+		st.Scheduler.Model = v.String()
+	} else {
+		st.Scheduler.Model = queue.DefaultVersion.String()
+		st.Scheduler.ModelNote = err.Error() + "; read as " + queue.DefaultVersion.String()
+	}
+	for k, n := range cur.QueuedEntities {
+		st.QueuedEntities = append(st.QueuedEntities, QueuedEntities{Queue: metricscrape.QueueName(k.Queue), Type: k.Type, Count: count(n)})
+	}
+	sort.Slice(st.QueuedEntities, func(i, j int) bool {
+		a, b := st.QueuedEntities[i], st.QueuedEntities[j]
+		if a.Queue != b.Queue {
+			return a.Queue < b.Queue
+		}
+		return a.Type < b.Type
+	})
 	for _, g := range metricscrape.QueueGates {
 		if fg, ok := cur.FeatureGates[g]; ok {
 			st.FeatureGates = append(st.FeatureGates, FeatureGateStatus{Name: g, Enabled: fg.Enabled, Stage: fg.Stage})
@@ -220,6 +259,16 @@ func NewSchedulerStatus(prev, cur *metricscrape.Snapshot) (*SchedulerStatus, err
 
 	st.Signals = signals(prev, cur, rates)
 	return st, nil
+}
+
+// countIfReported is pending[q] when the scheduler reported queue q.
+func countIfReported(pending map[string]float64, q string) *int64 {
+	v, ok := pending[q]
+	if !ok {
+		return nil
+	}
+	n := count(v)
+	return &n
 }
 
 // signals finds the conditions KEP-5142 names for operators, and a few
