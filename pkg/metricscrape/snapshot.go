@@ -160,8 +160,9 @@ func (h Histogram) Quantile(q float64) float64 {
 	return prevBound
 }
 
-// PendingTotal is the number of pods in activeQ, backoffQ and
-// unschedulablePods, gated ones included. In-flight pods are in none.
+// PendingTotal is the number of pods in activeQ, backoffQ,
+// unschedulablePods (gated ones included) and, on v1.37, the pod-group
+// queues. In-flight pods are in none.
 func (s *Snapshot) PendingTotal() float64 {
 	var n float64
 	for _, q := range KnownQueues {
