@@ -638,7 +638,7 @@ type ExplanationList struct {
 	Model       string `json:"model,omitempty"`
 	ModelSource string `json:"modelSource,omitempty"`
 	// Counts is the number of explained pending pods per queue, keyed by
-	// upstream's words (explain.QueueName).
+	// upstream's words (queue.Location.Word).
 	Counts   map[string]int `json:"counts"`
 	Warnings []string       `json:"warnings,omitempty"`
 	NotFound []string       `json:"notFound,omitempty"`
@@ -667,7 +667,7 @@ func NewExplanationList(items []explain.Explanation, warnings, notFound []string
 	}
 	for _, e := range items {
 		if e.State == explain.StatePending {
-			l.Counts[explain.QueueName(e.Queue)]++
+			l.Counts[e.Queue.Word()]++
 		}
 	}
 	return l

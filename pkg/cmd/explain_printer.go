@@ -11,8 +11,6 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 )
 
-func queueTitle(l queue.Location) string { return explain.QueueName(l) }
-
 // TableOptions choose how PrintExplanations lays the list out.
 type TableOptions struct {
 	// Wide adds the priority, the next-retry window and the triggers.
@@ -46,7 +44,7 @@ func PrintExplanations(w io.Writer, l *ExplanationList, opts TableOptions) error
 		fmt.Fprintln(tw, header)
 	}
 	for _, e := range l.Items {
-		q := queueTitle(e.Queue)
+		q := e.Queue.Word()
 		conf := fmt.Sprintf("%.0f%%", 100*e.Confidence)
 		if e.State != explain.StatePending {
 			q, conf = strings.ToLower(string(e.State)), "-"
@@ -66,8 +64,8 @@ func PrintExplanations(w io.Writer, l *ExplanationList, opts TableOptions) error
 func PrintCounts(w io.Writer, l *ExplanationList) {
 	var parts []string
 	for _, loc := range []queue.Location{queue.LocationActive, queue.LocationInFlight, queue.LocationBackoff, queue.LocationErrorBackoff, queue.LocationUnschedulable, queue.LocationGated, queue.LocationUnknown} {
-		if n := l.Counts[queueTitle(loc)]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", queueTitle(loc), n))
+		if n := l.Counts[loc.Word()]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", loc.Word(), n))
 		}
 	}
 	if len(parts) == 0 {
@@ -81,12 +79,12 @@ func printDetail(w io.Writer, e explain.Explanation, now time.Time) {
 		fmt.Fprintf(w, "%s/%s: %s\n", e.Namespace, e.Name, e.Summary)
 		return
 	}
-	fmt.Fprintf(w, "%s/%s: %s (%.0f%% sure)\n", e.Namespace, e.Name, queueTitle(e.Queue), 100*e.Confidence)
+	fmt.Fprintf(w, "%s/%s: %s (%.0f%% sure)\n", e.Namespace, e.Name, e.Queue.Word(), 100*e.Confidence)
 	fmt.Fprintf(w, "  %s\n", e.Summary)
 	if len(e.Alternatives) > 0 {
 		var alts []string
 		for _, a := range e.Alternatives {
-			alts = append(alts, fmt.Sprintf("%s %.0f%%", queueTitle(a.Queue), 100*a.Probability))
+			alts = append(alts, fmt.Sprintf("%s %.0f%%", a.Queue.Word(), 100*a.Probability))
 		}
 		fmt.Fprintf(w, "  or:        %s\n", strings.Join(alts, ", "))
 	}

@@ -81,7 +81,7 @@ func (o *ExplainOptions) printChanges(list *ExplanationList, last map[string]str
 	for _, e := range list.Items {
 		key := e.Namespace + "/" + e.Name
 		seen[key] = true
-		shown := fmt.Sprintf("%s %s %d", e.State, explain.QueueName(e.Queue), e.Attempts)
+		shown := fmt.Sprintf("%s %s %d", e.State, e.Queue.Word(), e.Attempts)
 		if last[key] == shown {
 			continue
 		}

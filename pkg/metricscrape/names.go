@@ -80,9 +80,6 @@ const (
 	QueuePending       = queue.LabelPending
 )
 
-// QueueName is upstream's word for a queue label value (queue.QueueWord).
-func QueueName(label string) string { return queue.QueueWord(label) }
-
 // Queues lists the queue values every modelled version reports, in the
 // order the scheduler moves pods through them; KnownQueues adds v1.37's
 // pod-group queues (incomplete, pending).

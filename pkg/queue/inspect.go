@@ -1,7 +1,7 @@
 package queue
 
 // Location is where the queue holds a pod, in the words of the trace spec and
-// the ground-truth endpoint.
+// the ground-truth endpoint; names.go gives its other spellings.
 type Location string
 
 // Locations.
@@ -12,6 +12,11 @@ const (
 	LocationUnschedulable Location = "unschedulable"
 	LocationGated         Location = "gated"
 	LocationInFlight      Location = "inFlight"
+	// v1.37's pod-group members waiting for their group: too few members
+	// yet (incompletePodGroupPods), or the group not queued yet
+	// (pendingPodGroupPods).
+	LocationIncomplete Location = "incomplete"
+	LocationPending    Location = "pending"
 	// LocationUnknown is for inference that cannot tell (explain).
 	LocationUnknown Location = "unknown"
 )

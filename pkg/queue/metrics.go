@@ -47,28 +47,6 @@ func PendingLabelsOf(v Version) []string {
 	return PendingLabels[:]
 }
 
-// QueueWord is upstream's word for a scheduler_pending_pods queue value, the
-// name every output of the plugin uses (activeQ, backoffQ,
-// unschedulablePods, gated, incompletePodGroupPods, pendingPodGroupPods); an
-// unknown value is returned as it is.
-func QueueWord(label string) string {
-	switch label {
-	case LabelActive:
-		return "activeQ"
-	case LabelBackoff:
-		return "backoffQ"
-	case LabelUnschedulable:
-		return "unschedulablePods"
-	case LabelGated:
-		return "gated"
-	case LabelIncomplete:
-		return "incompletePodGroupPods"
-	case LabelPending:
-		return "pendingPodGroupPods"
-	}
-	return label
-}
-
 // MetricRecorder is a gauge the sub-queues move as pods come and go
 // (upstream's metrics.MetricRecorder).
 type MetricRecorder interface {

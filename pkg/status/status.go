@@ -104,7 +104,7 @@ type QueuedEntities struct {
 
 // IncomingPods is one (queue, event) series of scheduler_queue_incoming_pods_total.
 type IncomingPods struct {
-	// Queue is upstream's word for the queue label (metricscrape.QueueName):
+	// Queue is upstream's word for the queue label (queue.QueueWord):
 	// activeQ, backoffQ or unschedulablePods.
 	Queue string `json:"queue"`
 	Event string `json:"event"`
@@ -198,7 +198,7 @@ func NewSchedulerStatus(prev, cur *metricscrape.Snapshot) (*SchedulerStatus, err
 		st.Scheduler.ModelNote = err.Error() + "; read as " + queue.DefaultVersion.String()
 	}
 	for k, n := range cur.QueuedEntities {
-		st.QueuedEntities = append(st.QueuedEntities, QueuedEntities{Queue: metricscrape.QueueName(k.Queue), Type: k.Type, Count: count(n)})
+		st.QueuedEntities = append(st.QueuedEntities, QueuedEntities{Queue: queue.QueueWord(k.Queue), Type: k.Type, Count: count(n)})
 	}
 	sort.Slice(st.QueuedEntities, func(i, j int) bool {
 		a, b := st.QueuedEntities[i], st.QueuedEntities[j]
@@ -223,7 +223,7 @@ func NewSchedulerStatus(prev, cur *metricscrape.Snapshot) (*SchedulerStatus, err
 		st.RatesReset = rates.Reset
 	}
 	for _, k := range cur.IncomingKeys() {
-		in := IncomingPods{Queue: metricscrape.QueueName(k.Queue), Event: k.Event, Total: count(cur.Incoming[k])}
+		in := IncomingPods{Queue: queue.QueueWord(k.Queue), Event: k.Event, Total: count(cur.Incoming[k])}
 		if rates != nil {
 			in.PerSecond = rate(rates.Incoming[k])
 		}
