@@ -121,7 +121,7 @@ func Infer(in Input) []Explanation {
 	out := make([]Explanation, 0, len(in.Pods))
 	for _, p := range in.Pods {
 		f := facts[p.Namespace+"/"+p.Name]
-		out = append(out, explain(f, pl, in, pfb, pfbKnown))
+		out = append(out, explainPod(f, pl, in, pfb, pfbKnown))
 	}
 	return out
 }
@@ -375,7 +375,8 @@ func readySince(f *podFacts) time.Time {
 	return f.pod.CreationTimestamp.Time
 }
 
-func explain(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explanation {
+// explainPod writes one pod's Explanation from what was found about it.
+func explainPod(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explanation {
 	p := f.pod
 	e := Explanation{Namespace: p.Namespace, Name: p.Name, State: f.state, Gates: f.gates, Priority: priority(p), Evidence: f.evidence}
 	if e.Evidence == nil {
