@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,31 +45,58 @@ func (r Removed) String() string {
 // a delete collection per namespace, all namespaces at once and without
 // grace (no kubelet runs them), so that thousands of pods go in seconds,
 // not one request each; namespaces go last. NotFound is not an error. It
-// returns what it deleted and the errors it met, all of them.
-func Cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Interface, runLabels map[string]string, ledger *runner.Ledger) (Removed, error) {
+// returns what it deleted and the errors it met, all of them. Every call
+// is bounded by bound (DefaultRequestTimeout when 0); the first call that
+// times out ends the cleanup, since a server that did not answer one call
+// would make every later one wait as long.
+func Cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Interface, runLabels map[string]string, ledger *runner.Ledger, bound time.Duration) (Removed, error) {
 	if len(runLabels) == 0 {
 		return Removed{}, errors.New("cleanup: no run labels: refusing to select everything")
 	}
-	return cleanup(ctx, client, dyn, labels.SelectorFromSet(runLabels).String(), ledger)
+	return cleanup(ctx, client, dyn, labels.SelectorFromSet(runLabels).String(), ledger, bound)
 }
 
 // CleanupRuns removes what runs left behind (a run killed before its own
 // cleanup): run runID's objects, or with runID empty every object that
-// carries the run label.
-func CleanupRuns(ctx context.Context, client kubernetes.Interface, runID string) (Removed, error) {
+// carries the run label. Every call is bounded as in Cleanup.
+func CleanupRuns(ctx context.Context, client kubernetes.Interface, runID string, bound time.Duration) (Removed, error) {
 	sel := runner.RunLabelKey
 	if runID != "" {
 		sel = labels.SelectorFromSet(map[string]string{runner.RunLabelKey: runID}).String()
 	}
-	return cleanup(ctx, client, nil, sel, nil)
+	return cleanup(ctx, client, nil, sel, nil, bound)
 }
 
-func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Interface, selector string, ledger *runner.Ledger) (Removed, error) {
+// DefaultRequestTimeout bounds each call of a cleanup when no
+// --request-timeout is given (kubectl schedq's default).
+const DefaultRequestTimeout = 30 * time.Second
+
+// CallTimeoutError is a call the API server did not answer within its
+// bound.
+type CallTimeoutError struct {
+	Bound time.Duration
+	Err   error
+}
+
+func (e *CallTimeoutError) Error() string {
+	return fmt.Sprintf("the API server did not answer within %s (--request-timeout): %v", e.Bound, e.Err)
+}
+
+func (e *CallTimeoutError) Unwrap() error { return e.Err }
+
+func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Interface, selector string, ledger *runner.Ledger, bound time.Duration) (Removed, error) {
 	var removed Removed
+	if bound <= 0 {
+		bound = DefaultRequestTimeout
+	}
 	sel := metav1.ListOptions{LabelSelector: selector}
+	// stalled ends every call once one has timed out.
+	ctx, stall := context.WithCancelCause(ctx)
+	defer stall(nil)
 	var (
-		mu   sync.Mutex
-		errs []error
+		mu       sync.Mutex
+		errs     []error
+		timedOut error
 	)
 	fail := func(err error) {
 		if err == nil || apierrors.IsNotFound(err) {
@@ -75,7 +104,25 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 		}
 		mu.Lock()
 		defer mu.Unlock()
+		if timedOut != nil {
+			return // the calls the stall cut short say nothing more
+		}
+		if isCallTimeout(err) {
+			timedOut = &CallTimeoutError{Bound: bound, Err: err}
+			stall(timedOut)
+			return
+		}
 		errs = append(errs, err)
+	}
+	stalled := func() bool { return context.Cause(ctx) != nil }
+	// call bounds one call.
+	call := func(fn func(ctx context.Context) error) error {
+		if stalled() {
+			return context.Cause(ctx)
+		}
+		cctx, cancel := context.WithTimeout(ctx, bound)
+		defer cancel()
+		return fn(cctx)
 	}
 	parallel := func(n int, fn func(i int)) { workqueue.ParallelizeUntil(ctx, 20, n, fn) }
 	wide := func(n int, fn func(i int)) { workqueue.ParallelizeUntil(ctx, cleanupParallelism, n, fn) }
@@ -89,16 +136,22 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 			podNS[ns] = true
 		}
 	}
-	pods, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, sel)
-	fail(err)
+	var pods *v1.PodList
+	fail(call(func(ctx context.Context) (err error) {
+		pods, err = client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, sel)
+		return err
+	}))
 	if pods != nil {
 		removed.Pods = len(pods.Items)
 		for _, p := range pods.Items {
 			podNS[p.Namespace] = true
 		}
 	}
-	pvcs, err := client.CoreV1().PersistentVolumeClaims(metav1.NamespaceAll).List(ctx, sel)
-	fail(err)
+	var pvcs *v1.PersistentVolumeClaimList
+	fail(call(func(ctx context.Context) (err error) {
+		pvcs, err = client.CoreV1().PersistentVolumeClaims(metav1.NamespaceAll).List(ctx, sel)
+		return err
+	}))
 	if pvcs != nil {
 		removed.Others += len(pvcs.Items)
 		for _, p := range pvcs.Items {
@@ -113,13 +166,17 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 	if pods != nil {
 		wide(len(pods.Items), func(i int) {
 			p := &pods.Items[i]
-			fail(client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, now))
+			fail(call(func(ctx context.Context) error { return client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, now) }))
 		})
 	}
 	nsList := slices.Sorted(maps.Keys(podNS))
 	parallel(len(nsList), func(i int) {
-		fail(client.CoreV1().Pods(nsList[i]).DeleteCollection(ctx, now, sel))
-		fail(client.CoreV1().PersistentVolumeClaims(nsList[i]).DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
+		fail(call(func(ctx context.Context) error {
+			return client.CoreV1().Pods(nsList[i]).DeleteCollection(ctx, now, sel)
+		}))
+		fail(call(func(ctx context.Context) error {
+			return client.CoreV1().PersistentVolumeClaims(nsList[i]).DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
+		}))
 	})
 	if ledger != nil {
 		// Everything but namespaces, which go last.
@@ -133,35 +190,50 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 		parallel(len(rest), func(i int) {
 			r := rest[i]
 			res := dyn.Resource(r.Resource)
-			if r.Namespace != "" {
-				fail(res.Namespace(r.Namespace).Delete(ctx, r.Name, metav1.DeleteOptions{}))
-				return
-			}
-			fail(res.Delete(ctx, r.Name, metav1.DeleteOptions{}))
+			fail(call(func(ctx context.Context) error {
+				if r.Namespace != "" {
+					return res.Namespace(r.Namespace).Delete(ctx, r.Name, metav1.DeleteOptions{})
+				}
+				return res.Delete(ctx, r.Name, metav1.DeleteOptions{})
+			}))
 		})
 	}
-	if nodes, err := client.CoreV1().Nodes().List(ctx, sel); err != nil {
+	var nodes *v1.NodeList
+	if err := call(func(ctx context.Context) (err error) {
+		nodes, err = client.CoreV1().Nodes().List(ctx, sel)
+		return err
+	}); err != nil {
 		fail(err)
 	} else {
 		removed.Nodes = len(nodes.Items)
 	}
-	if pvs, err := client.CoreV1().PersistentVolumes().List(ctx, sel); err != nil {
+	var pvs *v1.PersistentVolumeList
+	if err := call(func(ctx context.Context) (err error) {
+		pvs, err = client.CoreV1().PersistentVolumes().List(ctx, sel)
+		return err
+	}); err != nil {
 		fail(err)
 	} else {
 		removed.Others += len(pvs.Items)
 	}
 	parallel(3, func(i int) {
-		switch i {
-		case 0:
-			fail(client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
-		case 1:
-			fail(client.CoordinationV1().Leases(nodeLeaseNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
-		case 2:
-			fail(client.CoreV1().PersistentVolumes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
-		}
+		fail(call(func(ctx context.Context) error {
+			switch i {
+			case 0:
+				return client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
+			case 1:
+				return client.CoordinationV1().Leases(nodeLeaseNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
+			default:
+				return client.CoreV1().PersistentVolumes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
+			}
+		}))
 	})
 	nsNames := map[string]bool{}
-	if nss, err := client.CoreV1().Namespaces().List(ctx, sel); err != nil {
+	var nss *v1.NamespaceList
+	if err := call(func(ctx context.Context) (err error) {
+		nss, err = client.CoreV1().Namespaces().List(ctx, sel)
+		return err
+	}); err != nil {
 		fail(err)
 	} else {
 		for _, ns := range nss.Items {
@@ -178,12 +250,27 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 	names := slices.Sorted(maps.Keys(nsNames))
 	removed.Namespaces = len(names)
 	parallel(len(names), func(i int) {
-		fail(client.CoreV1().Namespaces().Delete(ctx, names[i], metav1.DeleteOptions{}))
+		fail(call(func(ctx context.Context) error {
+			return client.CoreV1().Namespaces().Delete(ctx, names[i], metav1.DeleteOptions{})
+		}))
 	})
+	if timedOut != nil {
+		errs = append([]error{timedOut}, errs...)
+	}
 	if len(errs) > 0 {
 		return removed, fmt.Errorf("some objects labelled %s may be left: %w", sel.LabelSelector, errors.Join(errs...))
 	}
 	return removed, nil
+}
+
+// isCallTimeout reports whether err means a call ran out of time: its
+// deadline, a network timeout, or the API server's own timeout.
+func isCallTimeout(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) ||
+		(errors.As(err, &netErr) && netErr.Timeout()) ||
+		apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) ||
+		strings.Contains(err.Error(), "context deadline exceeded") // client-go's retries flatten it
 }
 
 // cleanupParallelism is how many deletes Cleanup keeps in flight.
