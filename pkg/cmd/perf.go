@@ -374,7 +374,8 @@ after itself, after Ctrl-C too; this is for one that was killed.`,
 			began := time.Now()
 			removed, err := provider.CleanupRuns(ctx, client, runID, bound)
 			if err != nil {
-				return bounded("cleaning up on "+rc.Host, bound, err)
+				return fmt.Errorf("%w\nremoved (as the server confirmed): %s; may be left: %s; remove them with: %s",
+					bounded("cleaning up on "+rc.Host, bound, err), removed, strings.Join(removed.Left, ", "), cleanupCommand(cfg, runID))
 			}
 			fmt.Fprintf(streams.Out, "removed %s from %s in %.1fs\n", removed, rc.Host, time.Since(began).Seconds())
 			return nil
@@ -382,5 +383,25 @@ after itself, after Ctrl-C too; this is for one that was killed.`,
 	}
 	cmd.Flags().StringVar(&runID, "run", "", "the run's id (the value of its run label)")
 	cmd.Flags().BoolVar(&all, "all", false, "every run's objects")
+	return cmd
+}
+
+// cleanupCommand is the perf cleanup command line that removes what runID
+// (every run when empty) left, on the cluster the flags name.
+func cleanupCommand(cfg PerfConfig, runID string) string {
+	cmd := cfg.CommandPath + " cleanup --all"
+	if runID != "" {
+		cmd = cfg.CommandPath + " cleanup --run " + runID
+	}
+	if cf := cfg.ConfigFlags; cf != nil {
+		for _, f := range []struct {
+			name string
+			v    *string
+		}{{"--kubeconfig", cf.KubeConfig}, {"--context", cf.Context}, {"--server", cf.APIServer}} {
+			if f.v != nil && *f.v != "" {
+				cmd += " " + f.name + " " + *f.v
+			}
+		}
+	}
 	return cmd
 }

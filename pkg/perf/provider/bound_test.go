@@ -10,6 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
@@ -137,6 +144,52 @@ func TestCleanup_bounded(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), "did not answer within 500ms") {
 				t.Errorf("err = %v, want the timeout named", err)
+			}
+		})
+	}
+}
+
+// TestCleanup_countsWhatTheServerConfirmed cleans up a run's pod, node and
+// namespace on a server that refuses every delete (a GET-only API server),
+// and on one that carries them out: only confirmed deletes count, and the
+// kinds whose deletes failed are named as possibly left.
+func TestCleanup_countsWhatTheServerConfirmed(t *testing.T) {
+	runLabels := map[string]string{runner.RunLabelKey: "r1"}
+	for _, tc := range []struct {
+		name        string
+		refuse      bool
+		wantRemoved string
+		wantLeft    []string
+	}{
+		{"every delete refused", true, "0 pods, 0 nodes, 0 namespaces and 0 other objects", []string{"pods", "persistent volume claims", "nodes", "node leases", "persistent volumes", "namespaces"}},
+		{"every delete carried out", false, "1 pods, 1 nodes, 1 namespaces and 0 other objects", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fake.NewClientset(
+				&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "namespace-1", Labels: runLabels}},
+				&v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "namespace-1", Labels: runLabels}},
+				&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: runLabels}},
+			)
+			deleteCollections(client)
+			if tc.refuse {
+				refuse := func(action clienttesting.Action) (bool, runtime.Object, error) {
+					return true, nil, apierrors.NewMethodNotSupported(action.GetResource().GroupResource(), action.GetVerb())
+				}
+				client.PrependReactor("delete", "*", refuse)
+				client.PrependReactor("delete-collection", "*", refuse)
+			}
+			removed, err := Cleanup(context.Background(), client, nil, runLabels, nil, time.Second)
+			if got := removed.String(); got != tc.wantRemoved {
+				t.Errorf("removed %q, want %q", got, tc.wantRemoved)
+			}
+			if diff := cmp.Diff(tc.wantLeft, removed.Left); diff != "" {
+				t.Errorf("left (-want, +got):\n%s", diff)
+			}
+			if (err != nil) != tc.refuse {
+				t.Errorf("err = %v, want an error %t", err, tc.refuse)
+			}
+			if tc.refuse && !strings.Contains(err.Error(), "pods, persistent volume claims, nodes, node leases, persistent volumes, namespaces labelled schedq.kubectl-schedq.io/run=r1 may be left") {
+				t.Errorf("err = %v, want the kinds left named", err)
 			}
 		})
 	}

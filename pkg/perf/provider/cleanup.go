@@ -29,9 +29,13 @@ import (
 // nodeLeaseNamespace holds the nodes' heartbeat leases.
 const nodeLeaseNamespace = "kube-node-lease"
 
-// Removed counts what Cleanup deleted.
+// Removed counts what Cleanup deleted, as the API server confirmed it: a
+// delete that failed, or was never sent, counts for nothing.
 type Removed struct {
 	Pods, Nodes, Namespaces, Others int
+	// Left names the kinds of objects that may be left ("pods", "nodes",
+	// …): a list or a delete of theirs failed or was not sent.
+	Left []string
 }
 
 func (r Removed) String() string {
@@ -115,6 +119,16 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 		errs = append(errs, err)
 	}
 	stalled := func() bool { return context.Cause(ctx) != nil }
+	// Every kind may be left until all its calls have succeeded.
+	const (
+		kindPods   = "pods"
+		kindPVCs   = "persistent volume claims"
+		kindOthers = "objects the run recorded"
+		kindNodes  = "nodes"
+		kindLeases = "node leases"
+		kindPVs    = "persistent volumes"
+		kindNS     = "namespaces"
+	)
 	// call bounds one call.
 	call := func(fn func(ctx context.Context) error) error {
 		if stalled() {
@@ -123,6 +137,31 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 		cctx, cancel := context.WithTimeout(ctx, bound)
 		defer cancel()
 		return fn(cctx)
+	}
+	failedKinds := map[string]bool{}
+	// do makes one bounded call for kind and says whether the server
+	// confirmed it; NotFound is gone already (not counted, not left).
+	do := func(kind string, fn func(ctx context.Context) error) bool {
+		err := call(fn)
+		if err == nil {
+			return true
+		}
+		if !apierrors.IsNotFound(err) {
+			mu.Lock()
+			failedKinds[kind] = true
+			mu.Unlock()
+			fail(err)
+		}
+		return false
+	}
+	var confirmed struct {
+		sync.Mutex
+		pods, others, namespaces int
+	}
+	count := func(n *int) {
+		confirmed.Lock()
+		*n++
+		confirmed.Unlock()
 	}
 	parallel := func(n int, fn func(i int)) { workqueue.ParallelizeUntil(ctx, 20, n, fn) }
 	wide := func(n int, fn func(i int)) { workqueue.ParallelizeUntil(ctx, cleanupParallelism, n, fn) }
@@ -137,24 +176,24 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 		}
 	}
 	var pods *v1.PodList
-	fail(call(func(ctx context.Context) (err error) {
+	do(kindPods, func(ctx context.Context) (err error) {
 		pods, err = client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, sel)
 		return err
-	}))
+	})
 	if pods != nil {
-		removed.Pods = len(pods.Items)
 		for _, p := range pods.Items {
 			podNS[p.Namespace] = true
 		}
 	}
 	var pvcs *v1.PersistentVolumeClaimList
-	fail(call(func(ctx context.Context) (err error) {
+	do(kindPVCs, func(ctx context.Context) (err error) {
 		pvcs, err = client.CoreV1().PersistentVolumeClaims(metav1.NamespaceAll).List(ctx, sel)
 		return err
-	}))
+	})
+	pvcsIn := map[string]int{}
 	if pvcs != nil {
-		removed.Others += len(pvcs.Items)
 		for _, p := range pvcs.Items {
+			pvcsIn[p.Namespace]++
 			podNS[p.Namespace] = true
 		}
 	}
@@ -166,17 +205,23 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 	if pods != nil {
 		wide(len(pods.Items), func(i int) {
 			p := &pods.Items[i]
-			fail(call(func(ctx context.Context) error { return client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, now) }))
+			if do(kindPods, func(ctx context.Context) error { return client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, now) }) {
+				count(&confirmed.pods)
+			}
 		})
 	}
 	nsList := slices.Sorted(maps.Keys(podNS))
 	parallel(len(nsList), func(i int) {
-		fail(call(func(ctx context.Context) error {
+		do(kindPods, func(ctx context.Context) error {
 			return client.CoreV1().Pods(nsList[i]).DeleteCollection(ctx, now, sel)
-		}))
-		fail(call(func(ctx context.Context) error {
+		})
+		if do(kindPVCs, func(ctx context.Context) error {
 			return client.CoreV1().PersistentVolumeClaims(nsList[i]).DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
-		}))
+		}) {
+			confirmed.Lock()
+			confirmed.others += pvcsIn[nsList[i]]
+			confirmed.Unlock()
+		}
 	})
 	if ledger != nil {
 		// Everything but namespaces, which go last.
@@ -186,56 +231,58 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 				rest = append(rest, r)
 			}
 		}
-		removed.Others += len(rest)
 		parallel(len(rest), func(i int) {
 			r := rest[i]
 			res := dyn.Resource(r.Resource)
-			fail(call(func(ctx context.Context) error {
+			if do(kindOthers, func(ctx context.Context) error {
 				if r.Namespace != "" {
 					return res.Namespace(r.Namespace).Delete(ctx, r.Name, metav1.DeleteOptions{})
 				}
 				return res.Delete(ctx, r.Name, metav1.DeleteOptions{})
-			}))
+			}) {
+				count(&confirmed.others)
+			}
 		})
 	}
 	var nodes *v1.NodeList
-	if err := call(func(ctx context.Context) (err error) {
+	nodesListed := do(kindNodes, func(ctx context.Context) (err error) {
 		nodes, err = client.CoreV1().Nodes().List(ctx, sel)
 		return err
-	}); err != nil {
-		fail(err)
-	} else {
-		removed.Nodes = len(nodes.Items)
-	}
+	})
 	var pvs *v1.PersistentVolumeList
-	if err := call(func(ctx context.Context) (err error) {
+	pvsListed := do(kindPVs, func(ctx context.Context) (err error) {
 		pvs, err = client.CoreV1().PersistentVolumes().List(ctx, sel)
 		return err
-	}); err != nil {
-		fail(err)
-	} else {
-		removed.Others += len(pvs.Items)
-	}
+	})
 	parallel(3, func(i int) {
-		fail(call(func(ctx context.Context) error {
-			switch i {
-			case 0:
+		switch i {
+		case 0:
+			// A delete collection that succeeded removed what the list saw.
+			if do(kindNodes, func(ctx context.Context) error {
 				return client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
-			case 1:
-				return client.CoordinationV1().Leases(nodeLeaseNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
-			default:
-				return client.CoreV1().PersistentVolumes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
+			}) && nodesListed {
+				removed.Nodes = len(nodes.Items)
 			}
-		}))
+		case 1:
+			do(kindLeases, func(ctx context.Context) error {
+				return client.CoordinationV1().Leases(nodeLeaseNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
+			})
+		default:
+			if do(kindPVs, func(ctx context.Context) error {
+				return client.CoreV1().PersistentVolumes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
+			}) && pvsListed {
+				confirmed.Lock()
+				confirmed.others += len(pvs.Items)
+				confirmed.Unlock()
+			}
+		}
 	})
 	nsNames := map[string]bool{}
 	var nss *v1.NamespaceList
-	if err := call(func(ctx context.Context) (err error) {
+	if do(kindNS, func(ctx context.Context) (err error) {
 		nss, err = client.CoreV1().Namespaces().List(ctx, sel)
 		return err
-	}); err != nil {
-		fail(err)
-	} else {
+	}) {
 		for _, ns := range nss.Items {
 			nsNames[ns.Name] = true
 		}
@@ -248,17 +295,26 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 		}
 	}
 	names := slices.Sorted(maps.Keys(nsNames))
-	removed.Namespaces = len(names)
 	parallel(len(names), func(i int) {
-		fail(call(func(ctx context.Context) error {
+		if do(kindNS, func(ctx context.Context) error {
 			return client.CoreV1().Namespaces().Delete(ctx, names[i], metav1.DeleteOptions{})
-		}))
+		}) {
+			count(&confirmed.namespaces)
+		}
 	})
+	removed.Pods, removed.Others, removed.Namespaces = confirmed.pods, confirmed.others, confirmed.namespaces
+	for _, kind := range []string{kindPods, kindPVCs, kindOthers, kindNodes, kindLeases, kindPVs, kindNS} {
+		// After a stall, the calls never sent leave every kind in doubt
+		// (but the run's own recorded objects only if it recorded some).
+		if failedKinds[kind] || stalled() && (kind != kindOthers || ledger != nil && len(ledger.Objects()) > 0) {
+			removed.Left = append(removed.Left, kind)
+		}
+	}
 	if timedOut != nil {
 		errs = append([]error{timedOut}, errs...)
 	}
 	if len(errs) > 0 {
-		return removed, fmt.Errorf("some objects labelled %s may be left: %w", sel.LabelSelector, errors.Join(errs...))
+		return removed, fmt.Errorf("%s labelled %s may be left: %w", strings.Join(removed.Left, ", "), sel.LabelSelector, errors.Join(errs...))
 	}
 	return removed, nil
 }
