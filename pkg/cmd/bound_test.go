@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -143,6 +144,70 @@ func TestRequestTimeout(t *testing.T) {
 			}
 			if err != nil || got != tc.want {
 				t.Fatalf("requestTimeout = %s, %v; want %s", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// silentPort accepts connections and never writes a byte.
+func silentPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "https://" + l.Addr().String()
+}
+
+// TestPerfCleanup_bounded runs perf cleanup against API servers that never
+// answer: it ends within its bound, says so in its error, and claims
+// nothing removed on stdout.
+func TestPerfCleanup_bounded(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		server func(*testing.T) string
+	}{
+		{"a TLS server that stalls after the handshake", func(t *testing.T) string { return stalledServer(t).URL }},
+		{"a port that accepts and never answers", silentPort},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			streams, _, out, _ := genericiooptions.NewTestIOStreams()
+			root := NewCmdSchedq(streams)
+			root.SetArgs([]string{"perf", "cleanup", "--all", "--kubeconfig", kubeconfigFor(t, tc.server(t)), "--request-timeout", "500ms"})
+			start := time.Now()
+			err := root.Execute()
+			if took := time.Since(start); took > 2*time.Second {
+				t.Errorf("returned after %s, bound 500ms", took)
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, want := range []string{"cleaning up on", "no answer within 500ms", "--request-timeout"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not name %q", err, want)
+				}
+			}
+			if out.Len() != 0 {
+				t.Errorf("stdout %q, want nothing", out)
 			}
 		})
 	}

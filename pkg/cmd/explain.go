@@ -90,6 +90,20 @@ func (f *metricsFlags) options() metricscrape.Options {
 	return metricscrape.Options{MetricsURL: f.MetricsURL, PrometheusURL: f.PrometheusURL, PrometheusSelector: f.PrometheusSelector, MetricsFile: f.MetricsFile}
 }
 
+// withTLSFlags adds kubectl's TLS flags to opts, for a URL read without a
+// kubeconfig.
+func withTLSFlags(opts metricscrape.Options, getter genericclioptions.RESTClientGetter) metricscrape.Options {
+	if cf, ok := getter.(*genericclioptions.ConfigFlags); ok && cf != nil {
+		if cf.Insecure != nil {
+			opts.InsecureSkipTLSVerify = *cf.Insecure
+		}
+		if cf.CAFile != nil {
+			opts.CertificateAuthority = *cf.CAFile
+		}
+	}
+	return opts
+}
+
 func (f *metricsFlags) named() bool {
 	return f.MetricsURL != "" || f.PrometheusURL != "" || f.MetricsFile != ""
 }
@@ -218,7 +232,7 @@ func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	if !o.NoMetrics && o.source == nil {
-		opts := o.metricsFlags.options()
+		opts := withTLSFlags(o.metricsFlags.options(), o.getter)
 		opts.KubeConfig = o.getter.ToRawKubeConfigLoader()
 		opts.Stdin = o.In
 		if o.source, err = metricscrape.Resolve(opts); err != nil {

@@ -121,14 +121,27 @@ func sortExplanations(items []explain.Explanation, sortBy string) error {
 		return fmt.Errorf("--sort-by=%s: %v", sortBy, err)
 	}
 	keys := make([]string, len(items))
+	found := false
 	for i, e := range items {
 		v, err := asJSONValue(e)
 		if err != nil {
 			return err
 		}
+		results, err := p.FindResults(v)
+		if err != nil {
+			return fmt.Errorf("--sort-by=%s: %v", sortBy, err)
+		}
+		for _, r := range results {
+			found = found || len(r) > 0
+		}
 		if keys[i], err = evalPath(p, v); err != nil {
 			return fmt.Errorf("--sort-by=%s: %v", sortBy, err)
 		}
+	}
+	// As kubectl does: a path that matches nothing is a mistake, not an
+	// order.
+	if !found && len(items) > 0 {
+		return fmt.Errorf("--sort-by=%s: couldn't find any field with path %q in the list of objects (the fields are those of -o json)", sortBy, sortBy)
 	}
 	idx := make([]int, len(items))
 	for i := range idx {

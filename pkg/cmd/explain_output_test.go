@@ -86,3 +86,23 @@ func TestExplain_outputErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestExplain_sortByMatchesNothing: --sort-by with a path no pod has is
+// refused, as kubectl refuses it, rather than sorting by nothing.
+func TestExplain_sortByMatchesNothing(t *testing.T) {
+	for _, path := range []string{".nosuch", "{.queu}"} {
+		t.Run(path, func(t *testing.T) {
+			o, _, out, _ := newTestExplain(t, parkedCluster(0), "-A", "--sort-by", path)
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			err := o.Run(context.Background())
+			if err == nil || !strings.Contains(err.Error(), "--sort-by="+path+": couldn't find any field with path") {
+				t.Errorf("err = %v, want the path refused", err)
+			}
+			if out.Len() != 0 {
+				t.Errorf("stdout %q, want nothing", out)
+			}
+		})
+	}
+}

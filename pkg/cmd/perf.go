@@ -183,6 +183,13 @@ func (o *PerfRunOptions) Complete(cmd *cobra.Command, args []string) error {
 			o.opts.Settings.Context = *cf.Context
 		}
 	}
+	if cf := o.cfg.ConfigFlags; cf != nil {
+		bound, err := requestTimeout(cmd, cf)
+		if err != nil {
+			return err
+		}
+		o.opts.Settings.RequestTimeout = bound
+	}
 	if o.cfg.LogLevel != nil {
 		o.opts.LogLevel, o.opts.ShowLogs = o.cfg.LogLevel()
 	}
@@ -323,7 +330,8 @@ DIR/summary.txt. Nothing is run again.`,
 	}
 }
 
-// cleanupTimeout bounds `perf cleanup`.
+// cleanupTimeout bounds `perf cleanup` as a whole; each call is bounded
+// by --request-timeout.
 const cleanupTimeout = 2 * time.Minute
 
 // NewCmdPerfCleanup returns `perf cleanup`.
@@ -346,11 +354,16 @@ after itself, after Ctrl-C too; this is for one that was killed.`,
 			if cfg.ConfigFlags == nil {
 				return errors.New("no kubeconfig flags")
 			}
+			bound, err := requestTimeout(cmd, cfg.ConfigFlags)
+			if err != nil {
+				return err
+			}
 			rc, err := restConfig(cfg.ConfigFlags, "")
 			if err != nil {
 				return err
 			}
 			rc.QPS, rc.Burst = -1, 0
+			rc.Timeout = bound
 			client, err := kubernetes.NewForConfig(rc)
 			if err != nil {
 				return err
@@ -359,15 +372,36 @@ after itself, after Ctrl-C too; this is for one that was killed.`,
 			ctx, cancel := context.WithTimeout(cmd.Context(), cleanupTimeout)
 			defer cancel()
 			began := time.Now()
-			removed, err := provider.CleanupRuns(ctx, client, runID)
-			fmt.Fprintf(streams.Out, "removed %s from %s in %.1fs\n", removed, rc.Host, time.Since(began).Seconds())
-			if err != nil && ctx.Err() != nil {
-				return fmt.Errorf("cleanup did not finish within %v: %w", cleanupTimeout, err)
+			removed, err := provider.CleanupRuns(ctx, client, runID, bound)
+			if err != nil {
+				return fmt.Errorf("%w\nremoved (as the server confirmed): %s; may be left: %s; remove them with: %s",
+					bounded("cleaning up on "+rc.Host, bound, err), removed, strings.Join(removed.Left, ", "), cleanupCommand(cfg, runID))
 			}
-			return err
+			fmt.Fprintf(streams.Out, "removed %s from %s in %.1fs\n", removed, rc.Host, time.Since(began).Seconds())
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&runID, "run", "", "the run's id (the value of its run label)")
 	cmd.Flags().BoolVar(&all, "all", false, "every run's objects")
+	return cmd
+}
+
+// cleanupCommand is the perf cleanup command line that removes what runID
+// (every run when empty) left, on the cluster the flags name.
+func cleanupCommand(cfg PerfConfig, runID string) string {
+	cmd := cfg.CommandPath + " cleanup --all"
+	if runID != "" {
+		cmd = cfg.CommandPath + " cleanup --run " + runID
+	}
+	if cf := cfg.ConfigFlags; cf != nil {
+		for _, f := range []struct {
+			name string
+			v    *string
+		}{{"--kubeconfig", cf.KubeConfig}, {"--context", cf.Context}, {"--server", cf.APIServer}} {
+			if f.v != nil && *f.v != "" {
+				cmd += " " + f.name + " " + *f.v
+			}
+		}
+	}
 	return cmd
 }

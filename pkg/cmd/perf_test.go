@@ -2,6 +2,9 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -70,5 +73,58 @@ func TestPerfList_json(t *testing.T) {
 	want, _ := workloads.List()
 	if len(got.Items) != len(want) || got.Items[0].Purpose == "" || len(got.Items[0].TestCases) == 0 {
 		t.Errorf("items %+v", got.Items)
+	}
+}
+
+// getOnlyServer is an API server that lists one pod, one node and one
+// namespace of run r1 and refuses every delete.
+func getOnlyServer(t *testing.T) string {
+	t.Helper()
+	lists := map[string]string{
+		"/api/v1/pods":       `{"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":"p","namespace":"namespace-1"}}]}`,
+		"/api/v1/nodes":      `{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"n"}}]}`,
+		"/api/v1/namespaces": `{"kind":"NamespaceList","apiVersion":"v1","items":[{"metadata":{"name":"namespace-1"}}]}`,
+	}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method != http.MethodGet {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"MethodNotAllowed","code":405,"message":"only GET here"}`)
+			return
+		}
+		body, ok := lists[r.URL.Path]
+		if !ok {
+			body = `{"kind":"List","apiVersion":"v1","items":[]}`
+		}
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestPerfCleanup_reportsWhatTheServerConfirmed cleans up on a server that
+// refuses every delete: nothing is claimed removed, and the error names
+// what may be left and the command that removes it.
+func TestPerfCleanup_reportsWhatTheServerConfirmed(t *testing.T) {
+	streams, _, out, _ := genericiooptions.NewTestIOStreams()
+	root := NewCmdSchedq(streams)
+	kubeconfig := kubeconfigFor(t, getOnlyServer(t))
+	root.SetArgs([]string{"perf", "cleanup", "--run", "r1", "--kubeconfig", kubeconfig})
+	err := root.Execute()
+	if err == nil {
+		t.Fatal("no error, though every delete was refused")
+	}
+	for _, want := range []string{
+		"removed (as the server confirmed): 0 pods, 0 nodes, 0 namespaces and 0 other objects",
+		"may be left: pods, persistent volume claims, nodes, node leases, persistent volumes, namespaces",
+		"remove them with: kubectl schedq perf cleanup --run r1 --kubeconfig " + kubeconfig,
+		"only GET here",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout %q, want nothing", out)
 	}
 }

@@ -198,7 +198,7 @@ func (o *StatusOptions) Complete(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	opts := o.metricsFlags.options()
+	opts := withTLSFlags(o.metricsFlags.options(), o.getter)
 	opts.Stdin = o.In
 	opts.KubeConfig = o.getter.ToRawKubeConfigLoader()
 	src, err := metricscrape.Resolve(opts)
@@ -383,6 +383,9 @@ func (o *StatusOptions) explain(err error) error {
 		case metricscrape.Timeout:
 			return bounded("reading the scheduler's metrics from "+transport.Target, o.timeout, err)
 		case metricscrape.TLSFailure:
+			if ca := withTLSFlags(metricscrape.Options{}, o.getter).CertificateAuthority; ca != "" {
+				return fmt.Errorf("%w; the scheduler's serving certificate is not signed by the CA in --certificate-authority %s: pass the CA that signs it, or skip the check with --insecure-skip-tls-verify", err, ca)
+			}
 			return fmt.Errorf("%w; if the scheduler's serving certificate is signed by another CA pass --certificate-authority FILE, or skip the check with --insecure-skip-tls-verify", err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // Options chooses a Source. At most one of MetricsURL, PrometheusURL and
@@ -25,6 +26,12 @@ type Options struct {
 	MetricsFile string
 	// Stdin is read for MetricsFile "-".
 	Stdin io.Reader
+
+	// InsecureSkipTLSVerify and CertificateAuthority are kubectl's TLS
+	// flags, for a URL read without a kubeconfig (with one, KubeConfig
+	// carries them).
+	InsecureSkipTLSVerify bool
+	CertificateAuthority  string
 
 	// KubeConfig is the user's kubeconfig with kubectl's flags applied. It
 	// may be nil, or fail to load, when a URL or a file is named.
@@ -64,6 +71,8 @@ func Resolve(o Options) (Source, error) {
 	}
 	cfg, cfgErr := o.restConfig()
 	switch {
+	case o.MetricsURL != "" && cfg == nil:
+		return NewURLSourceTLS(o.MetricsURL, o.InsecureSkipTLSVerify, o.CertificateAuthority)
 	case o.MetricsURL != "":
 		s, err := NewURLSource(o.MetricsURL, cfg, cfg != nil && cfg.Insecure)
 		if err != nil {
@@ -116,6 +125,13 @@ func (o *Options) restConfig() (*rest.Config, error) {
 	cfg, err := o.KubeConfig.ClientConfig()
 	if err != nil {
 		return nil, err
+	}
+	// kubectl's flags default the server to localhost:8080, so an empty
+	// kubeconfig loads, without the TLS flags: it is no kubeconfig.
+	if cfg.Host == clientcmd.ClusterDefaults.Server {
+		if raw, err := o.KubeConfig.RawConfig(); err == nil && clientcmdapi.IsConfigEmpty(&raw) {
+			return nil, ErrNoKubeconfig
+		}
 	}
 	return cfg, nil
 }

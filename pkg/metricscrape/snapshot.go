@@ -278,6 +278,9 @@ func ParseText(source string, data []byte) (*Snapshot, error) {
 	if err != nil {
 		return nil, parseError(source, data, err)
 	}
+	if err := checkTypes(source, data, families); err != nil {
+		return nil, err
+	}
 	return FromFamilies(source, families)
 }
 
@@ -290,7 +293,64 @@ func parseError(source string, data []byte, err error) error {
 	if pe.Line > 0 {
 		out.Text = lineOf(data, pe.Line)
 	}
+	if bytes.Contains(data, []byte("\r\n")) {
+		out.Msg += "; the exposition has CRLF (Windows) line endings, which the text format does not allow: convert them to LF (dos2unix FILE, or tr -d '\\r')"
+	}
 	return out
+}
+
+// familyTypes are the types kube-scheduler gives the families a Snapshot
+// reads. A # TYPE that says otherwise would read as other series (a
+// histogram's _bucket, _sum and _count) or as none, so it is an error;
+// untyped (what federation and some exporters write) is accepted.
+var familyTypes = map[string]dto.MetricType{
+	PendingPodsMetric:                dto.MetricType_GAUGE,
+	QueueIncomingPodsMetric:          dto.MetricType_COUNTER,
+	ScheduleAttemptsMetric:           dto.MetricType_COUNTER,
+	PodSchedulingSLIDurationMetric:   dto.MetricType_HISTOGRAM,
+	PodSchedulingAttemptsMetric:      dto.MetricType_HISTOGRAM,
+	UnschedulablePodsMetric:          dto.MetricType_GAUGE,
+	PodScheduledAfterFlushMetric:     dto.MetricType_COUNTER,
+	InFlightEventsMetric:             dto.MetricType_GAUGE,
+	FeatureEnabledMetric:             dto.MetricType_GAUGE,
+	BuildInfoMetric:                  dto.MetricType_GAUGE,
+	LeaderElectionMasterStatusMetric: dto.MetricType_GAUGE,
+}
+
+// checkTypes refuses a family whose # TYPE contradicts the type
+// kube-scheduler gives it, naming the series and the line.
+func checkTypes(source string, data []byte, families map[string]*dto.MetricFamily) error {
+	for name, want := range familyTypes {
+		f, ok := families[name]
+		if !ok || f.GetType() == want || f.GetType() == dto.MetricType_UNTYPED {
+			continue
+		}
+		line := typeLine(data, name)
+		e := &ParseError{Source: source, Line: line, Msg: fmt.Sprintf("# TYPE %s %s: kube-scheduler's %s is a %s",
+			name, strings.ToLower(f.GetType().String()), name, strings.ToLower(want.String()))}
+		if line > 0 {
+			e.Text = lineOf(data, line)
+		}
+		return e
+	}
+	return nil
+}
+
+// typeLine is the 1-based line of name's # TYPE comment, 0 if none.
+func typeLine(data []byte, name string) int {
+	prefix := []byte("# TYPE " + name + " ")
+	for n := 1; len(data) > 0; n++ {
+		line := data
+		if nl := bytes.IndexByte(data, '\n'); nl >= 0 {
+			line, data = data[:nl], data[nl+1:]
+		} else {
+			data = nil
+		}
+		if bytes.HasPrefix(line, prefix) {
+			return n
+		}
+	}
+	return 0
 }
 
 // lineOf returns the n-th line (1-based) of data, shortened to 120 bytes.

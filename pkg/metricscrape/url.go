@@ -50,6 +50,27 @@ func NewURLSource(rawURL string, cfg *rest.Config, insecure bool) (*URLSource, e
 	return s, nil
 }
 
+// NewURLSourceTLS returns a source for rawURL without a kubeconfig: no
+// credentials, the serving certificate checked against caFile (the system's
+// roots when empty) unless insecure.
+func NewURLSourceTLS(rawURL string, insecure bool, caFile string) (*URLSource, error) {
+	u, err := normalizeURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	s := &URLSource{url: u.String(), origin: Origin{Kind: OriginURL, Address: u.String()}}
+	if u.Scheme == "http" {
+		s.client = &http.Client{Transport: http.DefaultTransport}
+		return s, nil
+	}
+	rt, err := rest.TransportFor(CredentialConfig(&rest.Config{TLSClientConfig: rest.TLSClientConfig{CAFile: caFile}}, insecure, ""))
+	if err != nil {
+		return nil, fmt.Errorf("--certificate-authority %s: %w", caFile, err)
+	}
+	s.client = &http.Client{Transport: rt}
+	return s, nil
+}
+
 // normalizeURL checks that rawURL is an absolute http(s) URL and adds /metrics.
 func normalizeURL(rawURL string) (*url.URL, error) {
 	u, err := url.Parse(rawURL)

@@ -335,7 +335,7 @@ func opcodeNames() []string {
 
 func isValidCount(allowParameterization bool, count int, countParam string) bool {
 	if !allowParameterization || countParam == "" {
-		return count >= 0
+		return count >= 0 && count <= MaxCount
 	}
 	return strings.HasPrefix(countParam, "$")
 }
@@ -344,7 +344,7 @@ func countError(count int, countParam string) error {
 	if countParam != "" && !strings.HasPrefix(countParam, "$") {
 		return errorf("countParam %q must start with \"$\" (it names a param: \"$name\")", countParam)
 	}
-	return errorf("count must not be negative, got %d", count)
+	return errorf("count %d is out of range: want a count from 0 to %d", count, MaxCount)
 }
 
 func (op *createNodesOp) isValid(allowParameterization bool) error {
@@ -370,6 +370,9 @@ func (op *createPodsOp) isValid(allowParameterization bool) error {
 	}
 	if op.SkipWaitToCompletion && op.SteadyState {
 		return errorf("skipWaitToCompletion and steadyState cannot both be true")
+	}
+	if op.Duration.Duration < 0 {
+		return errorf("duration %s is out of range: want a duration of 0s or more", op.Duration.Duration)
 	}
 	if op.SteadyState && !allowParameterization && op.Duration.Duration <= 0 {
 		return errorf("steadyState needs a duration > 0, got %s", op.Duration.Duration)
@@ -417,7 +420,12 @@ func (op *barrierOp) isValid(bool) error {
 	return nil
 }
 
-func (op *sleepOp) isValid(bool) error { return nil }
+func (op *sleepOp) isValid(bool) error {
+	if op.Duration.Duration < 0 {
+		return errorf("duration %s is out of range: want a duration of 0s or more", op.Duration.Duration)
+	}
+	return nil
+}
 
 func (op *startCollectingMetricsOp) isValid(bool) error {
 	if len(op.Namespaces) == 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -70,11 +71,36 @@ type Workload struct {
 
 // Load reads and validates a scheduler_perf config file.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := readCapped(path)
 	if err != nil {
 		return nil, err
 	}
 	return Parse(path, data)
+}
+
+// MaxFileBytes caps a workload file and each file it names (templates,
+// the scheduler configuration): upstream's largest are tens of KiB, and a
+// device or a wrong file must end in an error, not in memory exhausted.
+const MaxFileBytes = 16 << 20
+
+// readCapped reads the file at path, refusing more than MaxFileBytes.
+func readCapped(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory: give a scheduler_perf workload file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: more than %d MiB: not a scheduler_perf workload file (a device, or the wrong file?)", path, MaxFileBytes>>20)
+	}
+	return data, nil
 }
 
 // LoadFS is Load for a file of fsys (a workload embedded in the binary):
@@ -101,7 +127,7 @@ func LoadFS(fsys fs.FS, name string) (*File, error) {
 // Opcodes upstream has but this project cannot run are an
 // *UnsupportedOpError. Errors are *Error.
 func Parse(path string, data []byte) (*File, error) {
-	return parseFile(&File{Path: path, Dir: filepath.Dir(path), readFile: os.ReadFile}, data)
+	return parseFile(&File{Path: path, Dir: filepath.Dir(path), readFile: readCapped}, data)
 }
 
 func parseFile(f *File, data []byte) (*File, error) {

@@ -691,7 +691,7 @@ func (b *binder) int(field, ref string) (int, error) {
 		return 0, wrongType(field, ref, key, v, "a number")
 	}
 	// JSON numbers are float64; upstream truncates them.
-	return int(f), nil
+	return countInRange(field, ref, key, f)
 }
 
 func (b *binder) duration(field, ref string) (time.Duration, error) {
@@ -707,7 +707,7 @@ func (b *binder) duration(field, ref string) (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s %q: param %q: %w", field, ref, key, err)
 	}
-	return d, nil
+	return durationInRange(field, ref, key, d)
 }
 
 func (b *binder) bool(field, ref string) (bool, error) {

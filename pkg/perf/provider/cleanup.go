@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,9 +29,13 @@ import (
 // nodeLeaseNamespace holds the nodes' heartbeat leases.
 const nodeLeaseNamespace = "kube-node-lease"
 
-// Removed counts what Cleanup deleted.
+// Removed counts what Cleanup deleted, as the API server confirmed it: a
+// delete that failed, or was never sent, counts for nothing.
 type Removed struct {
 	Pods, Nodes, Namespaces, Others int
+	// Left names the kinds of objects that may be left ("pods", "nodes",
+	// …): a list or a delete of theirs failed or was not sent.
+	Left []string
 }
 
 func (r Removed) String() string {
@@ -43,31 +49,58 @@ func (r Removed) String() string {
 // a delete collection per namespace, all namespaces at once and without
 // grace (no kubelet runs them), so that thousands of pods go in seconds,
 // not one request each; namespaces go last. NotFound is not an error. It
-// returns what it deleted and the errors it met, all of them.
-func Cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Interface, runLabels map[string]string, ledger *runner.Ledger) (Removed, error) {
+// returns what it deleted and the errors it met, all of them. Every call
+// is bounded by bound (DefaultRequestTimeout when 0); the first call that
+// times out ends the cleanup, since a server that did not answer one call
+// would make every later one wait as long.
+func Cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Interface, runLabels map[string]string, ledger *runner.Ledger, bound time.Duration) (Removed, error) {
 	if len(runLabels) == 0 {
 		return Removed{}, errors.New("cleanup: no run labels: refusing to select everything")
 	}
-	return cleanup(ctx, client, dyn, labels.SelectorFromSet(runLabels).String(), ledger)
+	return cleanup(ctx, client, dyn, labels.SelectorFromSet(runLabels).String(), ledger, bound)
 }
 
 // CleanupRuns removes what runs left behind (a run killed before its own
 // cleanup): run runID's objects, or with runID empty every object that
-// carries the run label.
-func CleanupRuns(ctx context.Context, client kubernetes.Interface, runID string) (Removed, error) {
+// carries the run label. Every call is bounded as in Cleanup.
+func CleanupRuns(ctx context.Context, client kubernetes.Interface, runID string, bound time.Duration) (Removed, error) {
 	sel := runner.RunLabelKey
 	if runID != "" {
 		sel = labels.SelectorFromSet(map[string]string{runner.RunLabelKey: runID}).String()
 	}
-	return cleanup(ctx, client, nil, sel, nil)
+	return cleanup(ctx, client, nil, sel, nil, bound)
 }
 
-func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Interface, selector string, ledger *runner.Ledger) (Removed, error) {
+// DefaultRequestTimeout bounds each call of a cleanup when no
+// --request-timeout is given (kubectl schedq's default).
+const DefaultRequestTimeout = 30 * time.Second
+
+// CallTimeoutError is a call the API server did not answer within its
+// bound.
+type CallTimeoutError struct {
+	Bound time.Duration
+	Err   error
+}
+
+func (e *CallTimeoutError) Error() string {
+	return fmt.Sprintf("the API server did not answer within %s (--request-timeout): %v", e.Bound, e.Err)
+}
+
+func (e *CallTimeoutError) Unwrap() error { return e.Err }
+
+func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Interface, selector string, ledger *runner.Ledger, bound time.Duration) (Removed, error) {
 	var removed Removed
+	if bound <= 0 {
+		bound = DefaultRequestTimeout
+	}
 	sel := metav1.ListOptions{LabelSelector: selector}
+	// stalled ends every call once one has timed out.
+	ctx, stall := context.WithCancelCause(ctx)
+	defer stall(nil)
 	var (
-		mu   sync.Mutex
-		errs []error
+		mu       sync.Mutex
+		errs     []error
+		timedOut error
 	)
 	fail := func(err error) {
 		if err == nil || apierrors.IsNotFound(err) {
@@ -75,7 +108,60 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 		}
 		mu.Lock()
 		defer mu.Unlock()
+		if timedOut != nil {
+			return // the calls the stall cut short say nothing more
+		}
+		if isCallTimeout(err) {
+			timedOut = &CallTimeoutError{Bound: bound, Err: err}
+			stall(timedOut)
+			return
+		}
 		errs = append(errs, err)
+	}
+	stalled := func() bool { return context.Cause(ctx) != nil }
+	// Every kind may be left until all its calls have succeeded.
+	const (
+		kindPods   = "pods"
+		kindPVCs   = "persistent volume claims"
+		kindOthers = "objects the run recorded"
+		kindNodes  = "nodes"
+		kindLeases = "node leases"
+		kindPVs    = "persistent volumes"
+		kindNS     = "namespaces"
+	)
+	// call bounds one call.
+	call := func(fn func(ctx context.Context) error) error {
+		if stalled() {
+			return context.Cause(ctx)
+		}
+		cctx, cancel := context.WithTimeout(ctx, bound)
+		defer cancel()
+		return fn(cctx)
+	}
+	failedKinds := map[string]bool{}
+	// do makes one bounded call for kind and says whether the server
+	// confirmed it; NotFound is gone already (not counted, not left).
+	do := func(kind string, fn func(ctx context.Context) error) bool {
+		err := call(fn)
+		if err == nil {
+			return true
+		}
+		if !apierrors.IsNotFound(err) {
+			mu.Lock()
+			failedKinds[kind] = true
+			mu.Unlock()
+			fail(err)
+		}
+		return false
+	}
+	var confirmed struct {
+		sync.Mutex
+		pods, others, namespaces int
+	}
+	count := func(n *int) {
+		confirmed.Lock()
+		*n++
+		confirmed.Unlock()
 	}
 	parallel := func(n int, fn func(i int)) { workqueue.ParallelizeUntil(ctx, 20, n, fn) }
 	wide := func(n int, fn func(i int)) { workqueue.ParallelizeUntil(ctx, cleanupParallelism, n, fn) }
@@ -89,19 +175,25 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 			podNS[ns] = true
 		}
 	}
-	pods, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, sel)
-	fail(err)
+	var pods *v1.PodList
+	do(kindPods, func(ctx context.Context) (err error) {
+		pods, err = client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, sel)
+		return err
+	})
 	if pods != nil {
-		removed.Pods = len(pods.Items)
 		for _, p := range pods.Items {
 			podNS[p.Namespace] = true
 		}
 	}
-	pvcs, err := client.CoreV1().PersistentVolumeClaims(metav1.NamespaceAll).List(ctx, sel)
-	fail(err)
+	var pvcs *v1.PersistentVolumeClaimList
+	do(kindPVCs, func(ctx context.Context) (err error) {
+		pvcs, err = client.CoreV1().PersistentVolumeClaims(metav1.NamespaceAll).List(ctx, sel)
+		return err
+	})
+	pvcsIn := map[string]int{}
 	if pvcs != nil {
-		removed.Others += len(pvcs.Items)
 		for _, p := range pvcs.Items {
+			pvcsIn[p.Namespace]++
 			podNS[p.Namespace] = true
 		}
 	}
@@ -113,13 +205,23 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 	if pods != nil {
 		wide(len(pods.Items), func(i int) {
 			p := &pods.Items[i]
-			fail(client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, now))
+			if do(kindPods, func(ctx context.Context) error { return client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, now) }) {
+				count(&confirmed.pods)
+			}
 		})
 	}
 	nsList := slices.Sorted(maps.Keys(podNS))
 	parallel(len(nsList), func(i int) {
-		fail(client.CoreV1().Pods(nsList[i]).DeleteCollection(ctx, now, sel))
-		fail(client.CoreV1().PersistentVolumeClaims(nsList[i]).DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
+		do(kindPods, func(ctx context.Context) error {
+			return client.CoreV1().Pods(nsList[i]).DeleteCollection(ctx, now, sel)
+		})
+		if do(kindPVCs, func(ctx context.Context) error {
+			return client.CoreV1().PersistentVolumeClaims(nsList[i]).DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
+		}) {
+			confirmed.Lock()
+			confirmed.others += pvcsIn[nsList[i]]
+			confirmed.Unlock()
+		}
 	})
 	if ledger != nil {
 		// Everything but namespaces, which go last.
@@ -129,41 +231,58 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 				rest = append(rest, r)
 			}
 		}
-		removed.Others += len(rest)
 		parallel(len(rest), func(i int) {
 			r := rest[i]
 			res := dyn.Resource(r.Resource)
-			if r.Namespace != "" {
-				fail(res.Namespace(r.Namespace).Delete(ctx, r.Name, metav1.DeleteOptions{}))
-				return
+			if do(kindOthers, func(ctx context.Context) error {
+				if r.Namespace != "" {
+					return res.Namespace(r.Namespace).Delete(ctx, r.Name, metav1.DeleteOptions{})
+				}
+				return res.Delete(ctx, r.Name, metav1.DeleteOptions{})
+			}) {
+				count(&confirmed.others)
 			}
-			fail(res.Delete(ctx, r.Name, metav1.DeleteOptions{}))
 		})
 	}
-	if nodes, err := client.CoreV1().Nodes().List(ctx, sel); err != nil {
-		fail(err)
-	} else {
-		removed.Nodes = len(nodes.Items)
-	}
-	if pvs, err := client.CoreV1().PersistentVolumes().List(ctx, sel); err != nil {
-		fail(err)
-	} else {
-		removed.Others += len(pvs.Items)
-	}
+	var nodes *v1.NodeList
+	nodesListed := do(kindNodes, func(ctx context.Context) (err error) {
+		nodes, err = client.CoreV1().Nodes().List(ctx, sel)
+		return err
+	})
+	var pvs *v1.PersistentVolumeList
+	pvsListed := do(kindPVs, func(ctx context.Context) (err error) {
+		pvs, err = client.CoreV1().PersistentVolumes().List(ctx, sel)
+		return err
+	})
 	parallel(3, func(i int) {
 		switch i {
 		case 0:
-			fail(client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
+			// A delete collection that succeeded removed what the list saw.
+			if do(kindNodes, func(ctx context.Context) error {
+				return client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
+			}) && nodesListed {
+				removed.Nodes = len(nodes.Items)
+			}
 		case 1:
-			fail(client.CoordinationV1().Leases(nodeLeaseNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
-		case 2:
-			fail(client.CoreV1().PersistentVolumes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
+			do(kindLeases, func(ctx context.Context) error {
+				return client.CoordinationV1().Leases(nodeLeaseNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
+			})
+		default:
+			if do(kindPVs, func(ctx context.Context) error {
+				return client.CoreV1().PersistentVolumes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel)
+			}) && pvsListed {
+				confirmed.Lock()
+				confirmed.others += len(pvs.Items)
+				confirmed.Unlock()
+			}
 		}
 	})
 	nsNames := map[string]bool{}
-	if nss, err := client.CoreV1().Namespaces().List(ctx, sel); err != nil {
-		fail(err)
-	} else {
+	var nss *v1.NamespaceList
+	if do(kindNS, func(ctx context.Context) (err error) {
+		nss, err = client.CoreV1().Namespaces().List(ctx, sel)
+		return err
+	}) {
 		for _, ns := range nss.Items {
 			nsNames[ns.Name] = true
 		}
@@ -176,14 +295,38 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 		}
 	}
 	names := slices.Sorted(maps.Keys(nsNames))
-	removed.Namespaces = len(names)
 	parallel(len(names), func(i int) {
-		fail(client.CoreV1().Namespaces().Delete(ctx, names[i], metav1.DeleteOptions{}))
+		if do(kindNS, func(ctx context.Context) error {
+			return client.CoreV1().Namespaces().Delete(ctx, names[i], metav1.DeleteOptions{})
+		}) {
+			count(&confirmed.namespaces)
+		}
 	})
+	removed.Pods, removed.Others, removed.Namespaces = confirmed.pods, confirmed.others, confirmed.namespaces
+	for _, kind := range []string{kindPods, kindPVCs, kindOthers, kindNodes, kindLeases, kindPVs, kindNS} {
+		// After a stall, the calls never sent leave every kind in doubt
+		// (but the run's own recorded objects only if it recorded some).
+		if failedKinds[kind] || stalled() && (kind != kindOthers || ledger != nil && len(ledger.Objects()) > 0) {
+			removed.Left = append(removed.Left, kind)
+		}
+	}
+	if timedOut != nil {
+		errs = append([]error{timedOut}, errs...)
+	}
 	if len(errs) > 0 {
-		return removed, fmt.Errorf("some objects labelled %s may be left: %w", sel.LabelSelector, errors.Join(errs...))
+		return removed, fmt.Errorf("%s labelled %s may be left: %w", strings.Join(removed.Left, ", "), sel.LabelSelector, errors.Join(errs...))
 	}
 	return removed, nil
+}
+
+// isCallTimeout reports whether err means a call ran out of time: its
+// deadline, a network timeout, or the API server's own timeout.
+func isCallTimeout(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) ||
+		(errors.As(err, &netErr) && netErr.Timeout()) ||
+		apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) ||
+		strings.Contains(err.Error(), "context deadline exceeded") // client-go's retries flatten it
 }
 
 // cleanupParallelism is how many deletes Cleanup keeps in flight.

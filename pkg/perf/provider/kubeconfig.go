@@ -34,6 +34,9 @@ type Kubeconfig struct {
 	MetricsURL string `json:"metricsURL,omitempty"`
 	// AllowExisting must be true.
 	AllowExisting bool `json:"allowExisting,omitempty"`
+	// RequestTimeout bounds each call to the cluster; 0 is
+	// DefaultRequestTimeout.
+	RequestTimeout time.Duration `json:"requestTimeout,omitempty"`
 
 	// Set by tests instead of loading the kubeconfig.
 	restConfig *rest.Config
@@ -65,7 +68,7 @@ func init() {
 			return nil
 		},
 		New: func(s Settings) Provider {
-			return &Kubeconfig{Path: s.Kubeconfig, Context: s.Context, MetricsURL: s.MetricsURL, AllowExisting: s.AllowExisting}
+			return &Kubeconfig{Path: s.Kubeconfig, Context: s.Context, MetricsURL: s.MetricsURL, AllowExisting: s.AllowExisting, RequestTimeout: s.RequestTimeout}
 		},
 	})
 }
@@ -105,7 +108,18 @@ func (k *Kubeconfig) Start(ctx context.Context, spec Spec) (*Instance, error) {
 			return nil, err
 		}
 	}
-	if err := checkGates(ctx, reader, spec.Workload.FeatureGates, where); err != nil {
+	// The first calls to the cluster: a server that never answers ends
+	// the run here, within the bound, not at the first wait.
+	gctx, cancel := context.WithTimeout(ctx, k.bound())
+	err := checkGates(gctx, reader, spec.Workload.FeatureGates, where)
+	cancel()
+	if err != nil {
+		if c, ok := reader.(interface{ Close() }); ok {
+			c.Close()
+		}
+		if gctx.Err() == context.DeadlineExceeded || isCallTimeout(err) {
+			return nil, &CallTimeoutError{Bound: k.bound(), Err: err}
+		}
 		return nil, err
 	}
 	keeper, err := startNodeKeeper(client, spec.RunLabels)
@@ -133,11 +147,18 @@ func (k *Kubeconfig) Start(ctx context.Context, spec Spec) (*Instance, error) {
 		if k.restConfig == nil {
 			cc = cleanupClient(cfg, client)
 		}
-		removed, err := Cleanup(ctx, cc, dyn, spec.RunLabels, ledger)
+		removed, err := Cleanup(ctx, cc, dyn, spec.RunLabels, ledger, k.bound())
 		inst.Removed = removed.String()
 		return err
 	}
 	return inst, nil
+}
+
+func (k *Kubeconfig) bound() time.Duration {
+	if k.RequestTimeout > 0 {
+		return k.RequestTimeout
+	}
+	return DefaultRequestTimeout
 }
 
 // cleanupClient is client without client-side throttling (client-go's

@@ -363,7 +363,7 @@ func deleteCollections(client *fake.Clientset) {
 
 func TestCleanup_refusesEmptyLabels(t *testing.T) {
 	client := fake.NewClientset(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}})
-	if _, err := Cleanup(context.Background(), client, nil, nil, nil); err == nil {
+	if _, err := Cleanup(context.Background(), client, nil, nil, nil, 0); err == nil {
 		t.Error("Cleanup with no labels would select everything; it must refuse")
 	}
 	if pods, _ := client.CoreV1().Pods("").List(context.Background(), metav1.ListOptions{}); len(pods.Items) != 1 {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Settings are the flags of every provider, as `perf run` takes them. A
@@ -24,6 +25,9 @@ type Settings struct {
 	Kubeconfig    string `json:"kubeconfig,omitempty"`
 	Context       string `json:"context,omitempty"`
 	MetricsURL    string `json:"metricsURL,omitempty"`
+	// RequestTimeout bounds each call to the cluster (--request-timeout;
+	// 0 is DefaultRequestTimeout).
+	RequestTimeout time.Duration `json:"requestTimeout,omitempty"`
 }
 
 // The flag names of Settings' fields.

@@ -156,6 +156,9 @@ func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer) *runner.Res
 	began := time.Now()
 	if err := inst.Stop(stopCtx); err != nil {
 		msg := fmt.Sprintf("cleaning up the %s cluster: %v", prov.Name(), err)
+		if reg.LeftBehind != nil {
+			msg += "\n" + reg.LeftBehind(spec.Settings, spec.RunID)
+		}
 		res.Warnings = append(res.Warnings, msg)
 		fmt.Fprintf(stderr, "warning: %s\n", msg)
 	}

@@ -2,11 +2,15 @@ package run
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,15 +18,28 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 )
 
-// writeResults writes everything to --out and prints the table.
-func (p *Plan) writeResults(started time.Time, byVariant [][]*runner.Result, all []*runner.Result) error {
+// writeResults writes everything to --out and prints the table. The files
+// are written into a directory beside --out and renamed into it, so that
+// --out holds a run's results whole or not at all; the results of a run
+// that failed (failed true) go beside an earlier good run's, never over
+// them.
+func (p *Plan) writeResults(started time.Time, byVariant [][]*runner.Result, all []*runner.Result, failed bool) error {
 	o := &p.opts
+	out := filepath.Clean(o.Out)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	stage, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".partial-")
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	defer os.RemoveAll(stage) // gone already once published
 	var files []string
 	for vi, v := range p.variants {
 		if len(byVariant[vi]) == 0 {
 			continue
 		}
-		path, err := report.WriteDataItems(o.Out, v.Name, o.Topic, started, byVariant[vi])
+		path, err := report.WriteDataItems(stage, v.Name, o.Topic, started, byVariant[vi])
 		if err != nil {
 			return err
 		}
@@ -32,7 +49,7 @@ func (p *Plan) writeResults(started time.Time, byVariant [][]*runner.Result, all
 		if len(r.Queue.Samples) == 0 {
 			continue
 		}
-		j, c, err := report.WriteSeries(o.Out, r)
+		j, c, err := report.WriteSeries(stage, r)
 		if err != nil {
 			return err
 		}
@@ -42,7 +59,7 @@ func (p *Plan) writeResults(started time.Time, byVariant [][]*runner.Result, all
 	if err != nil {
 		return err
 	}
-	resultsPath := filepath.Join(o.Out, "results.json")
+	resultsPath := filepath.Join(stage, "results.json")
 	if err := os.WriteFile(resultsPath, append(data, '\n'), 0o644); err != nil {
 		return err
 	}
@@ -59,18 +76,77 @@ func (p *Plan) writeResults(started time.Time, byVariant [][]*runner.Result, all
 	if o.Compare != "" {
 		h.Pairs = report.PairResults(byVariant[0], byVariant[1])
 	}
-	table, written, err := WriteReport(o.Out, h)
+	table, written, err := WriteReport(stage, h)
 	if err != nil {
 		return err
 	}
 	files = append(files, written...)
 
+	dest := out
+	if failed && holdsGoodRun(out) {
+		dest = fmt.Sprintf("%s.failed-%s", out, started.Format("20060102-150405"))
+		fmt.Fprintf(o.Stderr, "this run failed: its results go to %s, not over the good run's in %s\n", dest, out)
+	}
+	if err := publish(stage, dest); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
 	fmt.Fprint(o.Stdout, table)
-	fmt.Fprintf(o.Stdout, "\nresults in %s:\n", o.Out)
+	fmt.Fprintf(o.Stdout, "\nresults in %s:\n", dest)
 	for _, f := range files {
 		fmt.Fprintf(o.Stdout, "  %s\n", filepath.Base(f))
 	}
 	return nil
+}
+
+// holdsGoodRun reports whether dir holds the results of a run in which
+// every workload succeeded.
+func holdsGoodRun(dir string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return false
+	}
+	var all []*runner.Result
+	if json.Unmarshal(data, &all) != nil || len(all) == 0 {
+		return false
+	}
+	for _, r := range all {
+		if r.Error != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// publish moves the files of stage into dest: the directory whole when
+// dest does not exist, else file by file with results.json last, so that
+// perf report never reads a results.json ahead of its run's files.
+func publish(stage, dest string) error {
+	if err := os.Chmod(stage, 0o755); err != nil {
+		return err
+	}
+	if _, err := os.Stat(dest); errors.Is(err, fs.ErrNotExist) {
+		return os.Rename(stage, dest)
+	}
+	entries, err := os.ReadDir(stage)
+	if err != nil {
+		return err
+	}
+	slices.SortStableFunc(entries, func(a, b os.DirEntry) int {
+		return cmp.Compare(b2i(a.Name() == "results.json"), b2i(b.Name() == "results.json"))
+	})
+	for _, e := range entries {
+		if err := os.Rename(filepath.Join(stage, e.Name()), filepath.Join(dest, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // WriteReport writes the table (summary.txt) and the HTML report of h's

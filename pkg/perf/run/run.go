@@ -211,9 +211,6 @@ func (p *Plan) Run(ctx context.Context, interrupts <-chan os.Signal) error {
 		}
 		return o.Delegate(p.delegate)
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
 	tmp, err := os.MkdirTemp("", "schedq-perf-run-")
 	if err != nil {
 		return err
@@ -255,14 +252,14 @@ func (p *Plan) Run(ctx context.Context, interrupts <-chan os.Signal) error {
 	if len(all) == 0 {
 		return ErrInterrupted
 	}
-	if err := p.writeResults(started, byVariant, all); err != nil {
-		return err
-	}
 	var failed []string
 	for _, r := range all {
 		if r.Error != "" {
 			failed = append(failed, strings.TrimSpace(r.TestCase+"/"+r.Workload+" "+r.Variant))
 		}
+	}
+	if err := p.writeResults(started, byVariant, all, interrupted || len(failed) > 0); err != nil {
+		return err
 	}
 	thresholds := report.ThresholdFailures(all)
 	for _, t := range thresholds {

@@ -35,6 +35,7 @@ func TestPrepare(t *testing.T) {
 		{"unknown workload", func(o *Options) { o.Workload = "1Node" }, `no test case has a workload "1Node"`},
 		{"unknown source", func(o *Options) { o.Source = "no-such" }, "neither a file nor an embedded workload"},
 		{"a missing file", func(o *Options) { o.Source = "dir/no-such.yaml" }, "no such file"},
+		{"a device", func(o *Options) { o.Source = "/dev/zero" }, "/dev/zero: more than 16 MiB: not a scheduler_perf workload file"},
 		{"unknown cluster", func(o *Options) { o.Cluster = "minikube" }, `unknown cluster provider "minikube": want one of kind, kubeconfig`},
 		{"embedded is elsewhere", func(o *Options) { o.Cluster = provider.NameEmbedded }, "make build-perf"},
 		{"keep without kind", func(o *Options) {
@@ -119,7 +120,7 @@ func TestDefaultTopic(t *testing.T) {
 // command that removes it.
 func TestRun_secondInterrupt(t *testing.T) {
 	o := defaults()
-	o.Workload, o.Out = "4Nodes_40Blocked", t.TempDir()
+	o.Workload, o.Out = "4Nodes_40Blocked", filepath.Join(t.TempDir(), "out")
 	stderr := &testsupport.TailBuffer{Max: 1 << 20}
 	o.Stdout, o.Stderr = &strings.Builder{}, stderr
 	o.Executable = "/bin/sh"
@@ -152,10 +153,70 @@ func TestRun_secondInterrupt(t *testing.T) {
 	if !errors.Is(err, ErrLeftBehind) {
 		t.Errorf("Run() = %v, want ErrLeftBehind", err)
 	}
+	// An interrupted run leaves no directory behind, empty or not.
+	if entries, err := os.ReadDir(filepath.Dir(o.Out)); err != nil || len(entries) != 0 {
+		t.Errorf("the run left %v (%v) beside --out", entries, err)
+	}
 	msg := stderr.String()
 	for _, want := range []string{"interrupted again", "kind delete cluster --name schedq-perf-"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, msg)
 		}
+	}
+}
+
+// TestRun_failedRunKeepsGoodResults runs a workload whose process fails
+// into an --out that holds a good run's results: they stay as they were,
+// and the failed run's results go beside them, whole.
+func TestRun_failedRunKeepsGoodResults(t *testing.T) {
+	o := defaults()
+	o.Workload, o.Out = "4Nodes_40Blocked", filepath.Join(t.TempDir(), "out")
+	good := map[string]string{
+		"results.json": `[{"path":"backoff-drain","testCase":"T","workload":"w"}]`,
+		"report.html":  "<html>the good run</html>",
+		"summary.txt":  "the good run's table\n",
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range good {
+		if err := os.WriteFile(filepath.Join(o.Out, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stderr := &strings.Builder{}
+	o.Stdout, o.Stderr = &strings.Builder{}, stderr
+	o.Executable = "/bin/sh"
+	o.ChildArgs = []string{"-c", "exit 3", "child"}
+	p, err := Prepare(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "1 of 1 workload runs failed") {
+		t.Fatalf("Run() = %v, want the failure", err)
+	}
+	for name, content := range good {
+		got, err := os.ReadFile(filepath.Join(o.Out, name))
+		if err != nil || string(got) != content {
+			t.Errorf("%s = %q (%v), want the good run's %q", name, got, err, content)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Dir(o.Out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 2 || !strings.HasPrefix(names[1], "out.failed-") {
+		t.Fatalf("beside --out: %v, want out and out.failed-DATE", names)
+	}
+	failed, err := os.ReadFile(filepath.Join(filepath.Dir(o.Out), names[1], "results.json"))
+	if err != nil || !strings.Contains(string(failed), "the workload's process failed") {
+		t.Errorf("the failed run's results.json = %s (%v)", failed, err)
+	}
+	if !strings.Contains(stderr.String(), "not over the good run's in "+o.Out) {
+		t.Errorf("stderr does not say where the results went:\n%s", stderr)
 	}
 }

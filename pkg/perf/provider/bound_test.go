@@ -1,0 +1,196 @@
+package provider
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
+)
+
+// stalledTLSServer completes the TLS handshake and then never answers.
+func stalledTLSServer(t *testing.T) string {
+	t.Helper()
+	done := make(chan struct{})
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	t.Cleanup(func() {
+		close(done)
+		srv.Close()
+	})
+	return srv.URL
+}
+
+// silentPort accepts connections and never writes a byte.
+func silentPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "https://" + l.Addr().String()
+}
+
+func writeKubeconfig(t *testing.T, server string) string {
+	t.Helper()
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: server, InsecureSkipTLSVerify: true}
+	cfg.AuthInfos["u"] = &clientcmdapi.AuthInfo{Token: "t"}
+	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
+	cfg.CurrentContext = "c"
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestKubeconfig_Start_bounded connects to API servers that never answer:
+// Start returns within --request-timeout with an error that says so.
+func TestKubeconfig_Start_bounded(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		server  func(*testing.T) string
+		metrics bool
+	}{
+		{"a TLS server that stalls after the handshake", stalledTLSServer, false},
+		{"a port that accepts and never answers", silentPort, false},
+		{"--metrics-url on a stalled server", stalledTLSServer, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			server := tc.server(t)
+			k := &Kubeconfig{Path: writeKubeconfig(t, server), AllowExisting: true, RequestTimeout: 500 * time.Millisecond}
+			if tc.metrics {
+				k.MetricsURL = server + "/metrics"
+			}
+			began := time.Now()
+			inst, err := k.Start(context.Background(), Spec{Workload: selectedWithGates(nil), RunLabels: map[string]string{runner.RunLabelKey: "r"}})
+			took := time.Since(began)
+			if err == nil {
+				_ = inst.Stop(context.Background())
+				t.Fatal("Start succeeded against a server that never answers")
+			}
+			if took > 5*time.Second {
+				t.Errorf("Start took %s, bound 500ms", took)
+			}
+			for _, want := range []string{"did not answer within 500ms", "--request-timeout"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+// TestCleanup_bounded cleans up on API servers that never answer: the
+// first call that times out ends the cleanup, within twice the bound, with
+// an error that says so.
+func TestCleanup_bounded(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		server func(*testing.T) string
+	}{
+		{"a TLS server that stalls after the handshake", stalledTLSServer},
+		{"a port that accepts and never answers", silentPort},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := clientcmd.BuildConfigFromFlags("", writeKubeconfig(t, tc.server(t)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			client := cleanupClient(cfg, nil)
+			began := time.Now()
+			_, err = CleanupRuns(context.Background(), client, "r", 500*time.Millisecond)
+			if took := time.Since(began); took > time.Second {
+				t.Errorf("cleanup took %s, bound 500ms per call", took)
+			}
+			if err == nil || !strings.Contains(err.Error(), "did not answer within 500ms") {
+				t.Errorf("err = %v, want the timeout named", err)
+			}
+		})
+	}
+}
+
+// TestCleanup_countsWhatTheServerConfirmed cleans up a run's pod, node and
+// namespace on a server that refuses every delete (a GET-only API server),
+// and on one that carries them out: only confirmed deletes count, and the
+// kinds whose deletes failed are named as possibly left.
+func TestCleanup_countsWhatTheServerConfirmed(t *testing.T) {
+	runLabels := map[string]string{runner.RunLabelKey: "r1"}
+	for _, tc := range []struct {
+		name        string
+		refuse      bool
+		wantRemoved string
+		wantLeft    []string
+	}{
+		{"every delete refused", true, "0 pods, 0 nodes, 0 namespaces and 0 other objects", []string{"pods", "persistent volume claims", "nodes", "node leases", "persistent volumes", "namespaces"}},
+		{"every delete carried out", false, "1 pods, 1 nodes, 1 namespaces and 0 other objects", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fake.NewClientset(
+				&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "namespace-1", Labels: runLabels}},
+				&v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "namespace-1", Labels: runLabels}},
+				&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: runLabels}},
+			)
+			deleteCollections(client)
+			if tc.refuse {
+				refuse := func(action clienttesting.Action) (bool, runtime.Object, error) {
+					return true, nil, apierrors.NewMethodNotSupported(action.GetResource().GroupResource(), action.GetVerb())
+				}
+				client.PrependReactor("delete", "*", refuse)
+				client.PrependReactor("delete-collection", "*", refuse)
+			}
+			removed, err := Cleanup(context.Background(), client, nil, runLabels, nil, time.Second)
+			if got := removed.String(); got != tc.wantRemoved {
+				t.Errorf("removed %q, want %q", got, tc.wantRemoved)
+			}
+			if diff := cmp.Diff(tc.wantLeft, removed.Left); diff != "" {
+				t.Errorf("left (-want, +got):\n%s", diff)
+			}
+			if (err != nil) != tc.refuse {
+				t.Errorf("err = %v, want an error %t", err, tc.refuse)
+			}
+			if tc.refuse && !strings.Contains(err.Error(), "pods, persistent volume claims, nodes, node leases, persistent volumes, namespaces labelled schedq.kubectl-schedq.io/run=r1 may be left") {
+				t.Errorf("err = %v, want the kinds left named", err)
+			}
+		})
+	}
+}
