@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
 )
 
 // Environment of TestExplainSpeed.
@@ -502,7 +503,7 @@ func checkExplainAll(t *testing.T, ctx context.Context, cp *embedded.ControlPlan
 	if err != nil {
 		t.Fatalf("explain -A -o json: %v\n%s", err, out)
 	}
-	var list cmd.ExplanationList
+	var list explain.ExplanationList
 	if err := json.Unmarshal(out, &list); err != nil {
 		t.Fatal(err)
 	}

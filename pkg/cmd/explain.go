@@ -2,22 +2,15 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -25,6 +18,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain/gather"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 )
@@ -228,7 +222,7 @@ func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if o.client, err = kubernetes.NewForConfig(listConfig(cfg)); err != nil {
+	if o.client, err = kubernetes.NewForConfig(gather.ListConfig(cfg)); err != nil {
 		return err
 	}
 	if !o.NoMetrics && o.source == nil {
@@ -345,16 +339,6 @@ type failedSource struct{ err error }
 func (f failedSource) Scrape(context.Context) (*metricscrape.Snapshot, error) { return nil, f.err }
 func (f failedSource) String() string                                         { return "no source" }
 
-// Gathered is what explain reads from the cluster: the input of
-// explain.Infer, and what the reading itself found out.
-type Gathered struct {
-	Input explain.Input
-	// Warnings say what could not be read, and what that costs.
-	Warnings []string
-	// NotFound are the pods named on the command line that do not exist.
-	NotFound []string
-}
-
 // Run gathers, infers and prints.
 func (o *ExplainOptions) Run(ctx context.Context) error {
 	if ctx == nil {
@@ -363,7 +347,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if o.Watch {
 		return o.watch(ctx)
 	}
-	defer lowerGCPercent()()
+	defer gather.LowerGCPercent()()
 	g, err := o.Gather(ctx)
 	if err != nil {
 		return err
@@ -372,7 +356,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	// Nothing listed is used after Infer, so that printing can reuse its memory.
 	explained := len(in.Pods)
 
-	list := NewExplanationList(explain.Infer(in), warnings, notFound, in.Now)
+	list := explain.NewExplanationList(explain.Infer(in), warnings, notFound, in.Now)
 	list.Model, list.ModelSource = in.Version.String(), in.VersionSource
 	if o.SortBy != "" {
 		if err := sortExplanations(list.Items, o.SortBy); err != nil {
@@ -397,7 +381,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 
 // print writes the list to Out; the count per queue, which is not part of
 // the table, goes to ErrOut so that a script reads the table alone.
-func (o *ExplainOptions) print(list *ExplanationList) error {
+func (o *ExplainOptions) print(list *explain.ExplanationList) error {
 	switch {
 	case o.printObj != nil:
 		return o.printObj(list, o.Out)
@@ -419,156 +403,24 @@ func (o *ExplainOptions) print(list *ExplanationList) error {
 }
 
 // Gather lists the pods, the events and the nodes and scrapes the scheduler
-// once, all at the same time, answered as nearly at one instant as they can
-// be; lists come in pages (listPods), so the number of calls grows by one
-// per 500 objects. Input.Now is when
-// the calls were made: the API server answers a list, and the scheduler a
-// scrape, as of when it receives the call, however long the answer then
-// takes to arrive and be decoded.
-func (o *ExplainOptions) Gather(ctx context.Context) (*Gathered, error) {
-	ns := o.namespace
-	if o.AllNamespaces {
-		ns = metav1.NamespaceAll
+// once (gather.Gather), as the flags say.
+func (o *ExplainOptions) Gather(ctx context.Context) (*gather.Result, error) {
+	req := gather.Request{
+		Client: o.client, Source: o.source,
+		Namespace: o.namespace, AllNamespaces: o.AllNamespaces, PodNames: o.podNames, Selector: o.Selector,
+		SchedulerName: o.SchedulerName,
+		Config:        explain.Config{PodInitialBackoff: o.PodInitialBackoff, PodMaxBackoff: o.PodMaxBackoff, PodMaxInUnschedulablePods: o.PodMaxInUnschedulablePods},
+		Version:       o.schedulerVersion,
+		Now:           o.clock.Now(),
+		Timeout:       o.timeout,
 	}
-	pending := fields.OneTermEqualSelector("spec.nodeName", "").String()
-	failed := fields.OneTermEqualSelector("reason", explain.FailedSchedulingReason).String()
-	// Every pending pod counts (the queue metrics count all of them): with a
-	// name or a selector, they are listed besides the targets.
-	listAll := !o.AllNamespaces || o.Selector != ""
-	now := o.clock.Now()
-	// Every call is bounded, the scrape included: --request-timeout, or
-	// DefaultRequestTimeout.
-	bound := o.timeout
-	if bound <= 0 {
-		bound = DefaultRequestTimeout
+	if o.NoMetrics {
+		req.MetricsOff = "--no-metrics"
 	}
-	ctx, cancel := context.WithTimeout(ctx, bound)
-	defer cancel()
-
-	var (
-		wg                                      sync.WaitGroup
-		targetList, allList                     []*corev1.Pod
-		events                                  []corev1.Event
-		nodes                                   []*corev1.Node
-		snap                                    *metricscrape.Snapshot
-		targetErr, allErr, evErr, nodeErr, sErr error
-	)
-	run := func(f func()) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f()
-		}()
+	if req.Timeout <= 0 {
+		req.Timeout = DefaultRequestTimeout
 	}
-	run(func() {
-		opts := metav1.ListOptions{}
-		if len(o.podNames) == 0 {
-			opts.LabelSelector = o.Selector
-			if o.Selector == "" {
-				opts.FieldSelector = pending
-			}
-		}
-		targetList, targetErr = listPods(ctx, o.client, ns, opts)
-	})
-	if listAll {
-		run(func() {
-			allList, allErr = listPods(ctx, o.client, metav1.NamespaceAll, metav1.ListOptions{FieldSelector: pending})
-		})
-	}
-	run(func() {
-		events, evErr = listEvents(ctx, o.client, metav1.NamespaceAll, metav1.ListOptions{FieldSelector: failed})
-		if apierrors.IsForbidden(evErr) && ns != metav1.NamespaceAll {
-			events, evErr = listEvents(ctx, o.client, ns, metav1.ListOptions{FieldSelector: failed})
-		}
-	})
-	run(func() {
-		nodes, nodeErr = listNodes(ctx, o.client)
-	})
-	if !o.NoMetrics {
-		run(func() {
-			snap, sErr = o.source.Scrape(ctx)
-			sErr = boundedScrape(o.source, bound, sErr)
-		})
-	}
-	wg.Wait()
-
-	// 1. The pods to explain.
-	var targets []*corev1.Pod
-	var notFound []string
-	if targetErr != nil {
-		call := fmt.Sprintf("listing pods in namespace %q", ns)
-		if ns == metav1.NamespaceAll {
-			call = "listing pods in all namespaces"
-			if apierrors.IsForbidden(targetErr) {
-				return nil, fmt.Errorf("%s: %w; you may not list pods in every namespace: name one with -n NAMESPACE instead of -A", call, targetErr)
-			}
-		}
-		return nil, bounded(call, bound, targetErr)
-	}
-	if len(o.podNames) > 0 {
-		byName := map[string]*corev1.Pod{}
-		for _, p := range targetList {
-			byName[p.Name] = p
-		}
-		for _, n := range o.podNames {
-			if p, ok := byName[n]; ok {
-				targets = append(targets, p)
-			} else {
-				notFound = append(notFound, n)
-			}
-		}
-	} else {
-		targets = targetList
-	}
-
-	// 2. Every pending pod.
-	var warnings []string
-	all := targets
-	if listAll {
-		switch {
-		case allErr == nil:
-			all = allList
-		case apierrors.IsForbidden(allErr):
-			warnings = append(warnings, "cannot list pods in all namespaces: placement is reasoned over this namespace's pending pods only")
-		default:
-			return nil, bounded("listing pending pods in all namespaces", bound, allErr)
-		}
-	}
-
-	// 3. FailedScheduling events.
-	if evErr != nil {
-		events = nil
-		warnings = append(warnings, fmt.Sprintf("cannot list events (%v): failures are read from the pods' conditions only", shortError(bounded("listing FailedScheduling events", bound, evErr))))
-	}
-
-	// 4. Nodes: the ones added since a pod failed may have moved it on.
-	if nodeErr != nil {
-		nodes = nil
-		warnings = append(warnings, fmt.Sprintf("cannot list nodes (%v): nodes added since a pod failed are not seen", shortError(bounded("listing nodes", bound, nodeErr))))
-	}
-
-	// 5. The scrape.
-	in := explain.Input{
-		Pods: targets, PendingPods: all, Events: events, Nodes: nodes, SchedulerName: o.SchedulerName,
-		Config: explain.Config{PodInitialBackoff: o.PodInitialBackoff, PodMaxBackoff: o.PodMaxBackoff, PodMaxInUnschedulablePods: o.PodMaxInUnschedulablePods},
-	}
-	switch {
-	case o.NoMetrics:
-		in.MetricsMissing = "--no-metrics"
-	case sErr != nil:
-		in.MetricsMissing = shortError(sErr)
-		warnings = append(warnings, fmt.Sprintf("no scheduler metrics (%s): queue counts unknown, confidence is lower; see 'kubectl schedq status' for the remedy", in.MetricsMissing))
-	default:
-		in.Metrics = queueMetrics(snap)
-		warnings = append(warnings, snap.Warnings...)
-	}
-	in.Now = now
-	var note string
-	in.Version, in.VersionSource, note = o.modelVersion(snap)
-	if note != "" {
-		warnings = append(warnings, note)
-	}
-	return &Gathered{Input: in, Warnings: warnings, NotFound: notFound}, nil
+	return gather.Gather(ctx, req)
 }
 
 // podNames takes the pods named on the command line as NAME or, the way
@@ -601,96 +453,5 @@ func quoteAll(l []string) []string {
 	for i, s := range l {
 		out[i] = fmt.Sprintf("%q", s)
 	}
-	return out
-}
-
-// shortError keeps the first line of an error.
-func shortError(err error) string {
-	s, _, _ := strings.Cut(err.Error(), "\n")
-	return s
-}
-
-func queueMetrics(s *metricscrape.Snapshot) *explain.QueueMetrics {
-	m := &explain.QueueMetrics{Pending: map[string]float64{}, Version: s.Build.GitVersion}
-	for k, v := range s.Pending {
-		m.Pending[k] = v
-	}
-	if on, known := s.GateEnabled(metricscrape.GateSchedulerPopFromBackoffQ); known {
-		m.PopFromBackoffQ = &on
-	}
-	if n, ok := s.InFlightEvents[metricscrape.InFlightPodPoppedEvent]; ok {
-		m.InFlight = &n
-	}
-	return m
-}
-
-// modelVersion picks the queue model: --scheduler-version, else the
-// scheduler's version from its metrics (kubernetes_build_info), else the
-// current release, with a note saying why.
-func (o *ExplainOptions) modelVersion(snap *metricscrape.Snapshot) (queue.Version, string, string) {
-	if o.schedulerVersion != 0 {
-		return o.schedulerVersion, "--scheduler-version", ""
-	}
-	why := "no scheduler metrics"
-	if snap != nil {
-		v, err := snap.SchedulerVersion()
-		if err == nil {
-			return v, "the scheduler's kubernetes_build_info", ""
-		}
-		why = err.Error()
-	}
-	return queue.DefaultVersion, "default", fmt.Sprintf("%s: explaining with the %s queue model (name the version with --scheduler-version)", why, queue.DefaultVersion)
-}
-
-// ExplanationList is what explain prints; -o json|yaml prints it as is.
-type ExplanationList struct {
-	metav1.TypeMeta `json:",inline"`
-	Time            metav1.Time           `json:"time"`
-	Items           []explain.Explanation `json:"items"`
-	// Model is the queue model that explained them (a kube-scheduler minor
-	// version), and ModelSource where its version came from.
-	Model       string `json:"model,omitempty"`
-	ModelSource string `json:"modelSource,omitempty"`
-	// Counts is the number of explained pending pods per queue, keyed by
-	// upstream's words (queue.Location.Word).
-	Counts   map[string]int `json:"counts"`
-	Warnings []string       `json:"warnings,omitempty"`
-	NotFound []string       `json:"notFound,omitempty"`
-}
-
-// ExplanationListAPIVersion and ExplanationListKind identify -o json|yaml output.
-const (
-	ExplanationListAPIVersion = "schedq.kubectl-schedq.io/v1alpha1"
-	ExplanationListKind       = "ExplanationList"
-)
-
-// NewExplanationList wraps explanations for printing, sorted by namespace and name.
-func NewExplanationList(items []explain.Explanation, warnings, notFound []string, now time.Time) *ExplanationList {
-	sort.SliceStable(items, func(i, j int) bool {
-		if items[i].Namespace != items[j].Namespace {
-			return items[i].Namespace < items[j].Namespace
-		}
-		return items[i].Name < items[j].Name
-	})
-	l := &ExplanationList{
-		TypeMeta: metav1.TypeMeta{APIVersion: ExplanationListAPIVersion, Kind: ExplanationListKind},
-		Time:     metav1.NewTime(now), Items: items, Counts: map[string]int{}, Warnings: warnings, NotFound: notFound,
-	}
-	if l.Items == nil {
-		l.Items = []explain.Explanation{}
-	}
-	for _, e := range items {
-		if e.State == explain.StatePending {
-			l.Counts[e.Queue.Word()]++
-		}
-	}
-	return l
-}
-
-// DeepCopyObject implements runtime.Object.
-func (l *ExplanationList) DeepCopyObject() runtime.Object {
-	b, _ := json.Marshal(l)
-	out := &ExplanationList{}
-	_ = json.Unmarshal(b, out)
 	return out
 }

@@ -22,7 +22,7 @@ type TableOptions struct {
 }
 
 // PrintExplanations prints the list: in detail, or one line per pod.
-func PrintExplanations(w io.Writer, l *ExplanationList, opts TableOptions) error {
+func PrintExplanations(w io.Writer, l *explain.ExplanationList, opts TableOptions) error {
 	if opts.Detailed {
 		for i, e := range l.Items {
 			if i > 0 {
@@ -61,7 +61,7 @@ func PrintExplanations(w io.Writer, l *ExplanationList, opts TableOptions) error
 
 // PrintCounts writes the count per queue, "13 pod(s): errorBackoffQ 4, …":
 // explain puts it on stderr, so that stdout is the table alone.
-func PrintCounts(w io.Writer, l *ExplanationList) {
+func PrintCounts(w io.Writer, l *explain.ExplanationList) {
 	var parts []string
 	for _, loc := range []queue.Location{queue.LocationActive, queue.LocationInFlight, queue.LocationBackoff, queue.LocationErrorBackoff, queue.LocationUnschedulable, queue.LocationGated, queue.LocationUnknown} {
 		if n := l.Counts[loc.Word()]; n > 0 {

@@ -38,7 +38,7 @@ func (o *ExplainOptions) watch(ctx context.Context) error {
 			fmt.Fprintf(o.ErrOut, "error: %v (retrying in %s)\n", err, o.Interval)
 			continue
 		}
-		list := NewExplanationList(explain.Infer(g.Input), g.Warnings, g.NotFound, g.Input.Now)
+		list := explain.NewExplanationList(explain.Infer(g.Input), g.Warnings, g.NotFound, g.Input.Now)
 		if o.terminal {
 			if err := o.redrawList(list); err != nil {
 				return err
@@ -52,7 +52,7 @@ func (o *ExplainOptions) watch(ctx context.Context) error {
 }
 
 // redrawList draws one frame of the table over the previous one.
-func (o *ExplainOptions) redrawList(list *ExplanationList) error {
+func (o *ExplainOptions) redrawList(list *explain.ExplanationList) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Every %s: kubectl schedq explain    %s\n\n", o.Interval, list.Time.Local().Format("15:04:05"))
 	if err := PrintExplanations(&b, list, TableOptions{Wide: o.wide, NoHeaders: o.NoHeaders}); err != nil {
@@ -75,7 +75,7 @@ type watchLine struct {
 
 // printChanges writes the pods whose place, state or attempts changed
 // since last, and the ones that are gone, and updates last.
-func (o *ExplainOptions) printChanges(list *ExplanationList, last map[string]string) error {
+func (o *ExplainOptions) printChanges(list *explain.ExplanationList, last map[string]string) error {
 	seen := map[string]bool{}
 	enc := json.NewEncoder(o.Out)
 	for _, e := range list.Items {

@@ -19,6 +19,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/run"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
@@ -184,11 +185,11 @@ func (o *PerfRunOptions) Complete(cmd *cobra.Command, args []string) error {
 		}
 	}
 	if cf := o.cfg.ConfigFlags; cf != nil {
-		bound, err := requestTimeout(cmd, cf)
+		limit, err := requestTimeout(cmd, cf)
 		if err != nil {
 			return err
 		}
-		o.opts.Settings.RequestTimeout = bound
+		o.opts.Settings.RequestTimeout = limit
 	}
 	if o.cfg.LogLevel != nil {
 		o.opts.LogLevel, o.opts.ShowLogs = o.cfg.LogLevel()
@@ -354,7 +355,7 @@ after itself, after Ctrl-C too; this is for one that was killed.`,
 			if cfg.ConfigFlags == nil {
 				return errors.New("no kubeconfig flags")
 			}
-			bound, err := requestTimeout(cmd, cfg.ConfigFlags)
+			limit, err := requestTimeout(cmd, cfg.ConfigFlags)
 			if err != nil {
 				return err
 			}
@@ -363,7 +364,7 @@ after itself, after Ctrl-C too; this is for one that was killed.`,
 				return err
 			}
 			rc.QPS, rc.Burst = -1, 0
-			rc.Timeout = bound
+			rc.Timeout = limit
 			client, err := kubernetes.NewForConfig(rc)
 			if err != nil {
 				return err
@@ -372,10 +373,10 @@ after itself, after Ctrl-C too; this is for one that was killed.`,
 			ctx, cancel := context.WithTimeout(cmd.Context(), cleanupTimeout)
 			defer cancel()
 			began := time.Now()
-			removed, err := provider.CleanupRuns(ctx, client, runID, bound)
+			removed, err := provider.CleanupRuns(ctx, client, runID, limit)
 			if err != nil {
 				return fmt.Errorf("%w\nremoved (as the server confirmed): %s; may be left: %s; remove them with: %s",
-					bounded("cleaning up on "+rc.Host, bound, err), removed, strings.Join(removed.Left, ", "), cleanupCommand(cfg, runID))
+					bound.Call("cleaning up on "+rc.Host, limit, err), removed, strings.Join(removed.Left, ", "), cleanupCommand(cfg, runID))
 			}
 			fmt.Fprintf(streams.Out, "removed %s from %s in %.1fs\n", removed, rc.Host, time.Since(began).Seconds())
 			return nil

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/status"
 )
@@ -381,7 +382,7 @@ func (o *StatusOptions) explain(err error) error {
 	case errors.As(err, &transport):
 		switch transport.Kind {
 		case metricscrape.Timeout:
-			return bounded("reading the scheduler's metrics from "+transport.Target, o.timeout, err)
+			return bound.Call("reading the scheduler's metrics from "+transport.Target, o.timeout, err)
 		case metricscrape.TLSFailure:
 			if ca := withTLSFlags(metricscrape.Options{}, o.getter).CertificateAuthority; ca != "" {
 				return fmt.Errorf("%w; the scheduler's serving certificate is not signed by the CA in --certificate-authority %s: pass the CA that signs it, or skip the check with --insecure-skip-tls-verify", err, ca)
@@ -389,5 +390,5 @@ func (o *StatusOptions) explain(err error) error {
 			return fmt.Errorf("%w; if the scheduler's serving certificate is signed by another CA pass --certificate-authority FILE, or skip the check with --insecure-skip-tls-verify", err)
 		}
 	}
-	return boundedScrape(o.source, o.timeout, err)
+	return bound.Scrape(o.source, o.timeout, err)
 }

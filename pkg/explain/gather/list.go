@@ -1,4 +1,4 @@
-package cmd
+package gather
 
 import (
 	"context"
@@ -45,9 +45,9 @@ const (
 	listBurst = 300
 )
 
-// listConfig is cfg for explain's lists: protobuf (about a third of JSON's
+// ListConfig is cfg for explain's lists: protobuf (about a third of JSON's
 // bytes and decoding time for pods and events), and the request limits above.
-func listConfig(cfg *rest.Config) *rest.Config {
+func ListConfig(cfg *rest.Config) *rest.Config {
 	cfg = rest.CopyConfig(cfg)
 	cfg.ContentType = runtime.ContentTypeProtobuf
 	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
@@ -57,9 +57,9 @@ func listConfig(cfg *rest.Config) *rest.Config {
 	return cfg
 }
 
-// lowerGCPercent sets listGCPercent and returns what restores the previous
+// LowerGCPercent sets listGCPercent and returns what restores the previous
 // target.
-func lowerGCPercent() (restore func()) {
+func LowerGCPercent() (restore func()) {
 	if os.Getenv("GOGC") != "" {
 		return func() {}
 	}

@@ -1,4 +1,4 @@
-package cmd
+package gather
 
 import (
 	"slices"

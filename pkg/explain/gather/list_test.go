@@ -1,4 +1,4 @@
-package cmd
+package gather
 
 import (
 	"context"
@@ -94,7 +94,7 @@ func TestListPods_boundedAcrossPages(t *testing.T) {
 // what the objects hold alike changes nothing it reads: its answer on the
 // trimmed, shared objects is its answer on the whole ones.
 func TestSlimObjects_sameExplanations(t *testing.T) {
-	now := explainNow
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	prio := int32(1000)
 	full := func(name string) *corev1.Pod {
 		return &corev1.Pod{
