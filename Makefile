@@ -6,7 +6,7 @@ LDFLAGS   := -s -w -X github.com/kubectl-schedq/kubectl-schedq/pkg/cmd.version=$
 FUZZTIME  ?= 30s
 
 .PHONY: perf perf-compare-upstream demo mixin test-mixin mixin-recordings
-.PHONY: all build build-perf test test-root test-perf bench fuzz lint lint-root lint-perf difftest upstreamqueue etcd upstream-workloads tidy-check clean
+.PHONY: all build build-perf test test-root test-perf bench fuzz lint lint-root lint-perf difftest upstreamqueue gates etcd upstream-workloads tidy-check clean
 .PHONY: dist krew-manifest krew-tools krew-validate go-install-check goreleaser-tool goreleaser-check release-check
 
 all: build
@@ -128,6 +128,12 @@ perf-compare-upstream: build-perf etcd ## SchedulingBasic (500 nodes, 5000 measu
 # target that compiles perf/ makes it first.
 upstreamqueue: ## generate perf/difftest/internal/upstreamqueue
 	cd perf && $(GO) run ./difftest/internal/upstreamgen
+
+# The plugin checks feature gates before a cluster starts but cannot link
+# k8s.io/kubernetes: pkg/workload holds a generated copy of the gate table of
+# perf/go.mod's version (TestKnownGates in perf/internal/gatestable fails when it is stale).
+gates: ## regenerate pkg/workload/zz_generated.gates.go from perf/go.mod's Kubernetes version
+	cd perf && $(GO) run ./hack/gatesgen -o ../pkg/workload/zz_generated.gates.go
 
 difftest: upstreamqueue ## thousands of random traces and the 1,000,000-op trace, model vs upstream PriorityQueue
 	cd perf && SCHEDQ_DIFF_TRACES=5000 SCHEDQ_DIFF_LARGE=1 $(GO) test -count=1 -timeout 60m -run 'TestDifferential' -v ./difftest/
