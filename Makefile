@@ -4,6 +4,9 @@ BIN       := bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS   := -s -w -X github.com/kubectl-schedq/kubectl-schedq/pkg/cmd.version=$(VERSION)
 FUZZTIME  ?= 30s
+# The Kubernetes version perf/ builds (its control plane, upstream's queue and
+# harness): written in perf/go.mod only, read from there.
+PERF_KUBE_VERSION = $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2 }' perf/go.mod)
 
 .PHONY: perf perf-compare-upstream demo mixin test-mixin mixin-recordings
 .PHONY: all build build-perf test test-root test-perf bench fuzz lint lint-root lint-perf difftest upstreamqueue gates etcd upstream-workloads tidy-check clean
@@ -15,7 +18,7 @@ build: ## the plugin → bin/kubectl-schedq
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-schedq ./cmd/kubectl-schedq
 
 build-perf: ## the perf tool → bin/schedq-perf (links a whole control plane)
-	cd perf && $(GO) build -trimpath -ldflags '-X k8s.io/component-base/version.gitVersion=v1.36.3' -o ../$(BIN)/schedq-perf ./cmd/schedq-perf
+	cd perf && $(GO) build -trimpath -ldflags '-X k8s.io/component-base/version.gitVersion=$(PERF_KUBE_VERSION)' -o ../$(BIN)/schedq-perf ./cmd/schedq-perf
 
 test: test-root test-mixin test-perf ## every test: unit, fuzz seeds, differential, integration
 
