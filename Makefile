@@ -4,9 +4,12 @@ BIN       := bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS   := -s -w -X github.com/kubectl-schedq/kubectl-schedq/pkg/cmd.version=$(VERSION)
 FUZZTIME  ?= 30s
+# The Kubernetes version perf/ builds (its control plane, upstream's queue and
+# harness): written in perf/go.mod only, read from there.
+PERF_KUBE_VERSION = $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2 }' perf/go.mod)
 
 .PHONY: perf perf-compare-upstream demo mixin test-mixin mixin-recordings
-.PHONY: all build build-perf test test-root test-perf bench fuzz lint lint-root lint-perf difftest upstreamqueue etcd upstream-workloads tidy-check clean
+.PHONY: all build build-perf test test-root test-perf bench fuzz lint lint-root lint-perf difftest upstreamqueue gates etcd upstream-workloads tidy-check clean
 .PHONY: dist krew-manifest krew-tools krew-validate go-install-check goreleaser-tool goreleaser-check release-check
 
 all: build
@@ -15,7 +18,7 @@ build: ## the plugin → bin/kubectl-schedq
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-schedq ./cmd/kubectl-schedq
 
 build-perf: ## the perf tool → bin/schedq-perf (links a whole control plane)
-	cd perf && $(GO) build -trimpath -ldflags '-X k8s.io/component-base/version.gitVersion=v1.36.3' -o ../$(BIN)/schedq-perf ./cmd/schedq-perf
+	cd perf && $(GO) build -trimpath -ldflags '-X k8s.io/component-base/version.gitVersion=$(PERF_KUBE_VERSION)' -o ../$(BIN)/schedq-perf ./cmd/schedq-perf
 
 test: test-root test-mixin test-perf ## every test: unit, fuzz seeds, differential, integration
 
@@ -128,6 +131,12 @@ perf-compare-upstream: build-perf etcd ## SchedulingBasic (500 nodes, 5000 measu
 # target that compiles perf/ makes it first.
 upstreamqueue: ## generate perf/difftest/internal/upstreamqueue
 	cd perf && $(GO) run ./difftest/internal/upstreamgen
+
+# The plugin checks feature gates before a cluster starts but cannot link
+# k8s.io/kubernetes: pkg/workload holds a generated copy of the gate table of
+# perf/go.mod's version (TestKnownGates in perf/internal/gatestable fails when it is stale).
+gates: ## regenerate pkg/workload/zz_generated.gates.go from perf/go.mod's Kubernetes version
+	cd perf && $(GO) run ./hack/gatesgen -o ../pkg/workload/zz_generated.gates.go
 
 difftest: upstreamqueue ## thousands of random traces and the 1,000,000-op trace, model vs upstream PriorityQueue
 	cd perf && SCHEDQ_DIFF_TRACES=5000 SCHEDQ_DIFF_LARGE=1 $(GO) test -count=1 -timeout 60m -run 'TestDifferential' -v ./difftest/

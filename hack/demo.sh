@@ -23,13 +23,15 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-bold "Building (the first run compiles a Kubernetes control plane — etcd, kube-apiserver, kube-scheduler v1.36.3 — which takes several minutes on 2 cores)"
+# The Kubernetes version perf/ builds is the one perf/go.mod requires.
+kube_version=$(awk '$1 == "k8s.io/kubernetes" { print $2 }' perf/go.mod)
+bold "Building (the first run compiles a Kubernetes control plane — etcd, kube-apiserver, kube-scheduler $kube_version — which takes several minutes on 2 cores)"
 make --no-print-directory build
 if [ -x bin/schedq-perf ]; then
 	echo "bin/schedq-perf exists; rebuilding what changed"
 fi
 # go build prints each package as it compiles it: the progress of a cold build.
-(cd perf && go build -v -trimpath -ldflags '-X k8s.io/component-base/version.gitVersion=v1.36.3' -o ../bin/schedq-perf ./cmd/schedq-perf 2>&1 |
+(cd perf && go build -v -trimpath -ldflags "-X k8s.io/component-base/version.gitVersion=$kube_version" -o ../bin/schedq-perf ./cmd/schedq-perf 2>&1 |
 	awk '{ n++; if (n % 50 == 0) { printf "  … %d packages compiled\n", n; fflush() } } END { if (n) printf "  %d packages compiled\n", n }')
 test -x bin/schedq-perf
 echo "built in $(elapsed)"

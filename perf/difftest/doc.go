@@ -1,9 +1,10 @@
 // Package difftest compares the queue model (pkg/queue, through
-// trace.NewModel) with kube-scheduler's own PriorityQueue of
-// k8s.io/kubernetes v1.36.3, trace by trace: the example traces recorded from
-// upstream, hand-written scenarios for each rule (testdata/), and thousands of
-// random traces from pkg/queue/trace/tracegen. It also benchmarks the two on
-// one large trace.
+// trace.NewModel) with kube-scheduler's own PriorityQueue of the
+// k8s.io/kubernetes version perf/go.mod requires (v1.37.2), trace by trace:
+// hand-written scenarios for each rule (testdata/) and thousands of random
+// traces from pkg/queue/trace/tracegen. The driver itself is checked against
+// the outputs upstream's queue printed for the example traces
+// (testdata/upstream-v1.37/). It also benchmarks the two on one large trace.
 //
 // Upstream's queue is driven through a test-time copy of its package,
 // internal/upstreamqueue, that is generated from the module cache and never

@@ -30,15 +30,16 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	upstreamqueue "github.com/kubectl-schedq/kubectl-schedq/perf/difftest/internal/upstreamqueue"
-	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
 )
 
 // Upstream drives kube-scheduler's own PriorityQueue (a test-time copy of
-// k8s.io/kubernetes v1.36.3's pkg/scheduler/backend/queue, see
-// internal/upstreamgen) with a trace, the way queue-spec §5 describes: a fake
-// clock, no Run, the two flushes called at the instants Replay chooses, and a
-// failed attempt handled as handleSchedulingFailure does.
+// pkg/scheduler/backend/queue of the k8s.io/kubernetes version perf/go.mod
+// requires, v1.37.2, see internal/upstreamgen) with a trace, the way
+// queue-spec §5 describes: a fake clock, no Run, the two flushes called at the
+// instants Replay chooses, and a failed attempt handled as
+// handleSchedulingFailure does. A trace's pods are single pods (no pod
+// group), so every entity the queue holds or pops is a QueuedPodInfo.
 //
 // The feature gates and the scheduler metrics are process-global, so at most
 // one Upstream may exist at a time: NewUpstream panics if another one has not
@@ -78,10 +79,31 @@ var (
 	})
 )
 
-// upstreamEvent converts a model event; the resource names and action bits
-// are upstream's own (see TestUpstream_EventBitsMatch).
-func upstreamEvent(e queue.ClusterEvent) fwk.ClusterEvent {
-	return fwk.ClusterEvent{Resource: fwk.EventResource(e.Resource), ActionType: fwk.ActionType(e.ActionType), CustomLabel: e.CustomLabel}
+// upstreamEvents are the events of trace.Events in upstream's own terms,
+// keyed by the same labels. They are named, not converted from the model's
+// events: the action bits are not the same in every version (v1.37 shifted
+// them), the labels are (see TestUpstream_Events).
+var upstreamEvents = map[string]fwk.ClusterEvent{
+	"NodeAdd":                   {Resource: fwk.Node, ActionType: fwk.Add},
+	"NodeDelete":                {Resource: fwk.Node, ActionType: fwk.Delete},
+	"NodeUpdateNodeAllocatable": {Resource: fwk.Node, ActionType: fwk.UpdateNodeAllocatable},
+	"NodeUpdateNodeLabel":       {Resource: fwk.Node, ActionType: fwk.UpdateNodeLabel},
+	"NodeUpdateNodeTaint":       {Resource: fwk.Node, ActionType: fwk.UpdateNodeTaint},
+	"AssignedPodAdd":            {Resource: fwk.AssignedPod, ActionType: fwk.Add},
+	"AssignedPodDelete":         {Resource: fwk.AssignedPod, ActionType: fwk.Delete},
+	"AssignedPodUpdatePodLabel": {Resource: fwk.AssignedPod, ActionType: fwk.UpdatePodLabel},
+	"PersistentVolumeClaimAdd":  {Resource: fwk.PersistentVolumeClaim, ActionType: fwk.Add},
+}
+
+// upstreamEvent is the upstream event of a trace event label.
+func upstreamEvent(label string) fwk.ClusterEvent {
+	ev, ok := upstreamEvents[label]
+	if !ok {
+		// trace.Read accepts only the labels of trace.Events, and
+		// TestUpstream_Events checks that each has an entry here.
+		panic(fmt.Sprintf("difftest: no upstream event for trace event %q", label))
+	}
+	return ev
 }
 
 // eventObject is the new object of a trace event: the plugins that answer
@@ -118,7 +140,7 @@ func newUpstream(cfg trace.Config, plugins []string) (*Upstream, error) {
 	errs := &errorSink{}
 	logger := logr.New(errs)
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
-	sg, err := schedulinggates.New(ctx, nil, nil, plfeature.Features{EnableSchedulingQueueHint: true})
+	sg, err := schedulinggates.New(ctx, nil, nil, plfeature.Features{})
 	if err != nil {
 		cancel()
 		return nil, err
@@ -165,7 +187,7 @@ func newUpstream(cfg trace.Config, plugins []string) (*Upstream, error) {
 // registerPlugins registers each plugin for every event of trace.Events.
 func registerPlugins(hints upstreamqueue.QueueingHintMap, plugins []string) {
 	for _, label := range trace.EventLabels() {
-		ev := upstreamEvent(trace.Events[label])
+		ev := upstreamEvent(label)
 		for _, pl := range plugins {
 			hints[ev] = append(hints[ev], &upstreamqueue.QueueingHintFunction{PluginName: pl, QueueingHintFn: queueIfListed(pl)})
 		}
@@ -185,12 +207,15 @@ func queueIfListed(plugin string) fwk.QueueingHintFn {
 	}
 }
 
-// resetMetrics zeroes what the snapshots read. The pending-pods gauges are
-// set to 0 rather than reset, because the queue's recorders hold their
-// children.
+// resetMetrics zeroes the queue's metrics, the ones the snapshots read
+// among them. The pending-pods gauges are set to 0 rather than reset,
+// because the queue's recorders hold their children.
 func resetMetrics() {
 	metrics.SchedulerQueueIncomingPods.Reset()
-	for _, g := range []interface{ Set(float64) }{metrics.ActivePods(), metrics.BackoffPods(), metrics.UnschedulablePods(), metrics.GatedPods()} {
+	metrics.SchedulerQueueIncomingEntities.Reset()
+	metrics.QueuedEntities.Reset()
+	for _, g := range []interface{ Set(float64) }{metrics.ActivePods(), metrics.BackoffPods(), metrics.UnschedulablePods(), metrics.GatedPods(),
+		metrics.IncompletePodGroupPods(), metrics.PendingPodGroupPods()} {
 		g.Set(0)
 	}
 }
@@ -243,9 +268,10 @@ func (u *Upstream) Pop() (string, int, bool) {
 	if u.Queue.PopWouldBlock() {
 		return "", 0, false
 	}
-	pi, err := u.Queue.Pop(u.logger)
-	if err != nil || pi == nil {
-		u.errs.add(fmt.Sprintf("Pop: %v", err))
+	entity, err := u.Queue.Pop(u.logger)
+	pi, ok := entity.(*framework.QueuedPodInfo)
+	if err != nil || !ok {
+		u.errs.add(fmt.Sprintf("Pop: %T, %v", entity, err))
 		return "", 0, false
 	}
 	name := string(pi.Pod.UID)
@@ -254,15 +280,16 @@ func (u *Upstream) Pop() (string, int, bool) {
 }
 
 // Fail implements trace.Driver, as handleSchedulingFailure does for a
-// FitError (plugins) or another error (no plugins) (queue-spec §5.4).
+// FitError (plugins) or another error (no plugins) (queue-spec §5.4): on a
+// copy of the popped record, as v1.37 does.
 func (u *Upstream) Fail(name string, plugins, pending []string) {
-	pi := u.inFlight[name]
+	pi := u.inFlight[name].DeepCopy()
 	delete(u.inFlight, name)
 	pi.ClearRejectorPlugins()
 	pi.UnschedulablePlugins = sets.New(plugins...)
 	pi.PendingPlugins = sets.New(pending...)
-	if err := u.Queue.AddUnschedulableIfNotPresent(u.logger, pi, u.Queue.SchedulingCycle()); err != nil {
-		u.errs.add(fmt.Sprintf("AddUnschedulableIfNotPresent(%s): %v", name, err))
+	if err := u.Queue.AddUnschedulablePodIfNotPresent(u.logger, pi, u.Queue.SchedulingCycle()); err != nil {
+		u.errs.add(fmt.Sprintf("AddUnschedulablePodIfNotPresent(%s): %v", name, err))
 	}
 }
 
@@ -274,7 +301,7 @@ func (u *Upstream) Done(name string) {
 
 // Event implements trace.Driver.
 func (u *Upstream) Event(label string, plugins []string) {
-	u.Queue.MoveAllToActiveOrBackoffQueue(u.logger, upstreamEvent(trace.Events[label]), nil, &eventObject{queue: sets.New(plugins...)}, nil)
+	u.Queue.MoveAllToActiveOrBackoffQueue(u.logger, upstreamEvent(label), nil, &eventObject{queue: sets.New(plugins...)}, nil)
 }
 
 // Activate implements trace.Driver.
@@ -297,14 +324,15 @@ func (u *Upstream) Ungate(name string) {
 }
 
 // Delete implements trace.Driver.
-func (u *Upstream) Delete(name string) { u.Queue.Delete(u.pod(name)) }
+func (u *Upstream) Delete(name string) { u.Queue.Delete(u.logger, u.pod(name)) }
 
 // FlushBackoffQCompleted implements trace.Driver.
 func (u *Upstream) FlushBackoffQCompleted() { u.Queue.FlushBackoffQCompleted(u.logger) }
 
-// FlushUnschedulablePodsLeftover implements trace.Driver.
+// FlushUnschedulablePodsLeftover implements trace.Driver: v1.37's
+// flushUnschedulableEntitiesLeftover.
 func (u *Upstream) FlushUnschedulablePodsLeftover() {
-	u.Queue.FlushUnschedulablePodsLeftover(u.logger)
+	u.Queue.FlushUnschedulableEntitiesLeftover(u.logger)
 }
 
 // Where implements trace.Driver.
@@ -340,7 +368,7 @@ func (u *Upstream) Snapshot() trace.Snapshot {
 		s.Pods[key] = trace.PodState{Queue: where, Attempts: attempts}
 	}
 	attempts := func(p *v1.Pod) int {
-		if pi, ok := u.Queue.GetPod(p.Name, p.Namespace); ok {
+		if pi, ok := u.Queue.GetPod(p.Name, p.Namespace, nil); ok {
 			return pi.Attempts
 		}
 		return -1
@@ -353,7 +381,7 @@ func (u *Upstream) Snapshot() trace.Snapshot {
 	}
 	for _, p := range u.Queue.UnschedulablePods() {
 		where := "unschedulable"
-		if pi, ok := u.Queue.GetPod(p.Name, p.Namespace); ok && pi.Gated() {
+		if pi, ok := u.Queue.GetPod(p.Name, p.Namespace, nil); ok && pi.Gated() {
 			where = "gated"
 		}
 		put(p, where, attempts(p))

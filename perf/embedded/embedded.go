@@ -1,8 +1,8 @@
 // Package embedded runs a real Kubernetes control plane in the calling
 // process: etcd (go.etcd.io/etcd/server/v3/embed), kube-apiserver and
-// kube-scheduler v1.36.3, built through their own command packages, with fake
-// Ready nodes and no kubelet. Pods are bound, never run, as in upstream's
-// scheduler_perf.
+// kube-scheduler of the k8s.io/kubernetes version perf/go.mod requires, built
+// through their own command packages, with fake Ready nodes and no kubelet.
+// Pods are bound, never run, as in upstream's scheduler_perf.
 //
 // Besides a REST config and a kubeconfig, a control plane offers the ground
 // truth of the scheduler's queue, read from its SchedulingQueue: as a Go call

@@ -19,7 +19,8 @@ import (
 // inFlightRecorder remembers the QueuedPodInfo of each pod the scheduler pops,
 // so that the ground truth can give the attempts and timestamp of in-flight
 // pods too: the queue itself keeps only the *v1.Pod of a pod in flight. It
-// wraps Scheduler.NextPod and changes nothing of what it returns.
+// wraps Scheduler.NextEntity and changes nothing of what it returns; a popped
+// pod group is recorded member by member.
 type inFlightRecorder struct {
 	sched *scheduler.Scheduler
 	mu    sync.Mutex
@@ -32,13 +33,18 @@ const inFlightPruneAt = 1024
 
 func newInFlightRecorder(sched *scheduler.Scheduler) *inFlightRecorder {
 	r := &inFlightRecorder{sched: sched, pods: map[types.UID]*framework.QueuedPodInfo{}}
-	next := sched.NextPod
-	sched.NextPod = func(logger klog.Logger) (*framework.QueuedPodInfo, error) {
-		pInfo, err := next(logger)
-		if pInfo != nil && pInfo.Pod != nil {
-			r.record(pInfo)
+	next := sched.NextEntity
+	sched.NextEntity = func(logger klog.Logger) (framework.QueuedEntityInfo, error) {
+		entity, err := next(logger)
+		if entity != nil {
+			entity.ForEachPodInfo(func(pInfo *framework.QueuedPodInfo) bool {
+				if pInfo.Pod != nil {
+					r.record(pInfo)
+				}
+				return true
+			})
 		}
-		return pInfo, err
+		return entity, err
 	}
 	return r
 }
@@ -103,21 +109,21 @@ func queueSnapshot(sched *scheduler.Scheduler, rec *inFlightRecorder) groundtrut
 		add(pod, groundtruth.InFlight, pInfo)
 	}
 	for _, pod := range q.PodsInActiveQ() {
-		pInfo, _ := q.GetPod(pod.Name, pod.Namespace)
+		pInfo, _ := q.GetPod(pod.Name, pod.Namespace, pod.Spec.SchedulingGroup)
 		add(pod, groundtruth.Active, pInfo)
 	}
 	for _, pod := range q.PodsInBackoffQ() {
-		pInfo, ok := q.GetPod(pod.Name, pod.Namespace)
+		pInfo, ok := q.GetPod(pod.Name, pod.Namespace, pod.Spec.SchedulingGroup)
 		name := groundtruth.Backoff
 		// backoffQueue.add puts a pod without rejector plugins into
-		// podErrorBackoffQ.
+		// entityErrorBackoffQ.
 		if ok && pInfo.UnschedulablePlugins.Len() == 0 && pInfo.PendingPlugins.Len() == 0 {
 			name = groundtruth.ErrorBackoff
 		}
 		add(pod, name, pInfo)
 	}
 	for _, pod := range q.UnschedulablePods() {
-		pInfo, ok := q.GetPod(pod.Name, pod.Namespace)
+		pInfo, ok := q.GetPod(pod.Name, pod.Namespace, pod.Spec.SchedulingGroup)
 		name := groundtruth.Unschedulable
 		if ok && pInfo.Gated() {
 			name = groundtruth.Gated

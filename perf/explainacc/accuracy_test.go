@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
+	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/kubeversion"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
@@ -95,7 +96,7 @@ func TestExplainAccuracy(t *testing.T) {
 	}
 	runs := accuracyRuns(t)
 	var report strings.Builder
-	fmt.Fprintf(&report, "## explain accuracy against kube-scheduler v1.36.3 (embedded control plane)\n\n")
+	fmt.Fprintf(&report, "## explain accuracy against kube-scheduler %s (embedded control plane)\n\n", kubeversion.Get())
 	for _, pfb := range []bool{true, false} {
 		t.Run(fmt.Sprintf("popFromBackoffQ=%v", pfb), func(t *testing.T) {
 			all := NewResult("all runs", pfb)

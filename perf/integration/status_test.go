@@ -27,6 +27,7 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
+	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/kubeversion"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/status"
@@ -151,7 +152,7 @@ func checkPortForwardWithoutKubelet(t *testing.T, cp *embedded.ControlPlane, cli
 		ObjectMeta: metav1.ObjectMeta{Name: "kube-scheduler-" + embedded.FakeNodeName(0), Namespace: metricscrape.SchedulerNamespace,
 			Labels: map[string]string{"component": "kube-scheduler", "tier": "control-plane"}},
 		Spec: v1.PodSpec{NodeName: embedded.FakeNodeName(0), HostNetwork: true,
-			Containers: []v1.Container{{Name: "kube-scheduler", Image: "registry.k8s.io/kube-scheduler:v1.36.3"}}},
+			Containers: []v1.Container{{Name: "kube-scheduler", Image: "registry.k8s.io/kube-scheduler:" + kubeversion.Get()}}},
 	}
 	created, err := client.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {

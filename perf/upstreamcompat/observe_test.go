@@ -16,7 +16,7 @@ import (
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	schedperf "k8s.io/kubernetes/test/integration/scheduler_perf"
-	"k8s.io/kubernetes/test/utils/ktesting"
+	"k8s.io/kubernetes/test/utils/client-go/ktesting"
 )
 
 const (
@@ -186,7 +186,7 @@ func (o *observer) sample() (suspect bool, backoffQ int) {
 	}
 	n := 0
 	for _, pod := range backoff {
-		if pInfo, ok := pq.GetPod(pod.Name, pod.Namespace); ok && (pInfo.UnschedulablePlugins.Len() > 0 || pInfo.PendingPlugins.Len() > 0) {
+		if pInfo, ok := pq.GetPod(pod.Name, pod.Namespace, pod.Spec.SchedulingGroup); ok && (pInfo.UnschedulablePlugins.Len() > 0 || pInfo.PendingPlugins.Len() > 0) {
 			n++
 		}
 	}

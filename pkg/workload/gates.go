@@ -13,9 +13,10 @@ type gateSpec struct {
 	Locked  bool
 }
 
-// CheckGate says whether kube-scheduler v1.36.3 accepts gate=value, with
-// the words of its own feature gate: an unknown gate, or a gate locked to
-// its default, is an error.
+// CheckGate says whether kube-scheduler GatesVersion accepts gate=value,
+// with the words of its own feature gate: an unknown gate, or a gate locked
+// to its default, is an error. knownGates is generated (`make gates`) from
+// the version perf/go.mod requires.
 func CheckGate(gate string, value bool) error {
 	spec, ok := knownGates[gate]
 	if !ok {

@@ -1,8 +1,8 @@
 // Command schedq-perf runs kube-scheduler performance work on a real control
 // plane: `schedq-perf cluster up` starts an embedded etcd, kube-apiserver and
-// kube-scheduler (v1.36.3) in this process and keeps them running until
-// interrupted. main only wires the streams; each subcommand lives in a file of
-// its own.
+// kube-scheduler (the k8s.io/kubernetes version perf/go.mod requires) in this
+// process and keeps them running until interrupted. main only wires the
+// streams; each subcommand lives in a file of its own.
 package main
 
 import (

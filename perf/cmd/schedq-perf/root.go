@@ -4,8 +4,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/component-base/version"
 
+	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/kubeversion"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 
@@ -27,7 +27,7 @@ func newCmdSchedqPerf(streams genericiooptions.IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "schedq-perf",
 		Short: "Run kube-scheduler performance work on a real, embedded control plane",
-		Long: `schedq-perf runs etcd, kube-apiserver and kube-scheduler ` + version.Get().GitVersion + ` in one
+		Long: `schedq-perf runs etcd, kube-apiserver and kube-scheduler ` + kubeversion.Get() + ` in one
 process, with fake nodes and no kubelet, and measures how the scheduler's queue
 behaves.`,
 		SilenceUsage:  true,

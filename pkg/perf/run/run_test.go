@@ -49,7 +49,8 @@ func TestPrepare(t *testing.T) {
 			o.Cluster, o.Settings.AllowExisting, o.Compare = provider.NameKubeconfig, true, "SchedulerPopFromBackoffQ"
 		}, "--compare SchedulerPopFromBackoffQ needs a cluster the run starts"},
 		{"compare an unknown gate", func(o *Options) { o.Compare = "NoSuchGate" }, "--compare NoSuchGate: unrecognized feature gate: NoSuchGate"},
-		{"compare a locked gate", func(o *Options) { o.Compare = "SchedulerQueueingHints" }, "--compare SchedulerQueueingHints: cannot set feature gate SchedulerQueueingHints to false"},
+		{"compare a locked gate", func(o *Options) { o.Compare = "NodeInclusionPolicyInPodTopologySpread" }, "--compare NodeInclusionPolicyInPodTopologySpread: cannot set feature gate NodeInclusionPolicyInPodTopologySpread to false"},
+		{"compare a removed gate", func(o *Options) { o.Compare = "SchedulerQueueingHints" }, "--compare SchedulerQueueingHints: unrecognized feature gate: SchedulerQueueingHints"},
 		{"compare", func(o *Options) { o.Compare = "SchedulerPopFromBackoffQ" }, ""},
 		{"parallelism", func(o *Options) { o.Parallelism = 0 }, "--parallelism must be at least 1"},
 	}

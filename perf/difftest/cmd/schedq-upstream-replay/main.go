@@ -1,5 +1,5 @@
 // Command schedq-upstream-replay is `kubectl schedq simulate --trace` with
-// upstream's PriorityQueue (k8s.io/kubernetes v1.36.3) in place of the model:
+// upstream's PriorityQueue (perf/go.mod's k8s.io/kubernetes) in place of the model:
 // the same reader, replay and output, so that timing both commands measures
 // what the model saves a user end to end. make bench runs both
 // (BenchmarkSimulate_EndToEnd).
