@@ -30,6 +30,8 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	upstreamqueue "github.com/kubectl-schedq/kubectl-schedq/perf/difftest/internal/upstreamqueue"
+	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/kubeversion"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
 )
 
@@ -61,8 +63,15 @@ type Upstream struct {
 var _ trace.StreamDriver = (*Upstream)(nil)
 
 // UpstreamVersion is the version of the queue copied into
-// internal/upstreamqueue: the model is compared at the same version.
-const UpstreamVersion = queue.V1_36
+// internal/upstreamqueue (perf/go.mod's k8s.io/kubernetes): the model is
+// compared at the same version.
+var UpstreamVersion = func() queue.Version {
+	v, err := queue.ParseVersion(kubeversion.Get())
+	if err != nil {
+		panic("difftest: the upstream queue's version: " + err.Error())
+	}
+	return v
+}()
 
 // newModel is the model of UpstreamVersion's queue, configured as cfg says.
 func newModel(cfg trace.Config, plugins []string) *trace.Model {

@@ -20,7 +20,6 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
-	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
 )
 
