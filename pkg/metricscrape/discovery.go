@@ -197,6 +197,8 @@ type PortForwardSource struct {
 	forward Forwarder
 	http    *http.Client
 	auth    *kubeAuth
+	// extra are the paths read beside /metrics (Options.ExtraPaths).
+	extra []string
 }
 
 // NewPortForwardSource returns a source that discovers the scheduler with
@@ -244,6 +246,9 @@ func (s *PortForwardSource) Scrape(ctx context.Context) (*Snapshot, error) {
 		Node:        pod.Spec.NodeName,
 		LeaseHolder: target.LeaseHolder,
 		Candidates:  target.Candidates,
+	}
+	if len(s.extra) > 0 {
+		snap.Extra = readExtra(ctx, s.http, fmt.Sprintf("https://127.0.0.1:%d", local), s.extra)
 	}
 	return snap, nil
 }

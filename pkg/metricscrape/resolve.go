@@ -40,6 +40,12 @@ type Options struct {
 	NewClient func(*rest.Config) (kubernetes.Interface, error)
 	// NewForwarder builds the port-forwarder (NewSPDYForwarder when nil).
 	NewForwarder func(*rest.Config) Forwarder
+
+	// ExtraPaths are other paths of the scheduler's endpoint to read at each
+	// scrape, beside /metrics (explain reads /configz and /flagz): their
+	// answers are in Snapshot.Extra. Sources that reach no scheduler
+	// endpoint (a file, Prometheus) ignore them.
+	ExtraPaths []string
 }
 
 // Validate checks that at most one source is named.
@@ -72,12 +78,18 @@ func Resolve(o Options) (Source, error) {
 	cfg, cfgErr := o.restConfig()
 	switch {
 	case o.MetricsURL != "" && cfg == nil:
-		return NewURLSourceTLS(o.MetricsURL, o.InsecureSkipTLSVerify, o.CertificateAuthority)
+		s, err := NewURLSourceTLS(o.MetricsURL, o.InsecureSkipTLSVerify, o.CertificateAuthority)
+		if err != nil {
+			return nil, err
+		}
+		s.extra = o.ExtraPaths
+		return s, nil
 	case o.MetricsURL != "":
 		s, err := NewURLSource(o.MetricsURL, cfg, cfg != nil && cfg.Insecure)
 		if err != nil {
 			return nil, err
 		}
+		s.extra = o.ExtraPaths
 		return s.withAuth(o.auth(cfg)), nil
 	case o.PrometheusURL != "":
 		return NewPrometheusSource(o.PrometheusURL, o.PrometheusSelector, cfg)
@@ -100,6 +112,7 @@ func Resolve(o Options) (Source, error) {
 			return nil, fmt.Errorf("kubeconfig extension %s: %w", KubeconfigExtensionName, err)
 		}
 		s.origin.Kind = OriginKubeconfig
+		s.extra = o.ExtraPaths
 		return s.withAuth(o.auth(cfg)), nil
 	}
 
@@ -111,7 +124,12 @@ func Resolve(o Options) (Source, error) {
 	if newForwarder == nil {
 		newForwarder = NewSPDYForwarder
 	}
-	return NewPortForwardSource(cfg, client, newForwarder(cfg))
+	pf, err := NewPortForwardSource(cfg, client, newForwarder(cfg))
+	if err != nil {
+		return nil, err
+	}
+	pf.extra = o.ExtraPaths
+	return pf, nil
 }
 
 // ErrNoKubeconfig is returned when no source is named and there is no

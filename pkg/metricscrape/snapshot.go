@@ -63,6 +63,11 @@ type Snapshot struct {
 	// when the scheduler does not report it (leader election off).
 	Leader *bool
 
+	// Extra are the answers of the paths read beside /metrics
+	// (Options.ExtraPaths), by path; nil when none was asked or the source
+	// reaches no scheduler endpoint.
+	Extra map[string]*Extra `json:"-"`
+
 	// Warnings name the series whose values were kept although they look
 	// wrong (a negative gauge, a queue label the scheduler does not use),
 	// with the source they came from.

@@ -146,3 +146,53 @@ func credentialClient(cfg *rest.Config, insecure bool, serverName string) (*http
 	}
 	return &http.Client{Transport: rt}, nil
 }
+
+// maxExtraBytes bounds an answer of another path than /metrics (/configz,
+// /flagz: a few KiB).
+const maxExtraBytes = 4 << 20
+
+// Extra is the answer of one path read beside /metrics.
+type Extra struct {
+	Body        []byte `json:"-"`
+	ContentType string `json:"contentType,omitempty"`
+	// Status is the HTTP status; Err says why there is no body (a 403, a
+	// 404 where the scheduler does not serve the path, a timeout).
+	Status int   `json:"status,omitempty"`
+	Err    error `json:"-"`
+}
+
+// extraAccept asks for the structured answer where the scheduler has one
+// (/flagz from v1.35), else whatever it serves.
+const extraAccept = "application/json;as=Flagz;v=v1beta1;g=config.k8s.io,application/json;as=Flagz;v=v1alpha1;g=config.k8s.io,application/json,text/plain;q=0.5"
+
+// readExtra GETs each path at base with client, within ctx.
+func readExtra(ctx context.Context, client *http.Client, base string, paths []string) map[string]*Extra {
+	out := make(map[string]*Extra, len(paths))
+	for _, p := range paths {
+		out[p] = getExtra(ctx, client, base+p, p)
+	}
+	return out
+}
+
+func getExtra(ctx context.Context, client *http.Client, url, target string) *Extra {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return &Extra{Err: err}
+	}
+	req.Header.Set("Accept", extraAccept)
+	resp, err := client.Do(req)
+	if err != nil {
+		return &Extra{Err: classifyTransportError(target, err)}
+	}
+	defer resp.Body.Close()
+	e := &Extra{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type")}
+	if resp.StatusCode != http.StatusOK {
+		body, _ := readAllLimited(resp.Body, 4<<10)
+		e.Err = statusError(target, resp, body)
+		return e
+	}
+	if e.Body, err = readAllLimited(resp.Body, maxExtraBytes); err != nil {
+		e.Body, e.Err = nil, classifyTransportError(target, err)
+	}
+	return e
+}

@@ -23,6 +23,8 @@ type URLSource struct {
 	auth   *kubeAuth
 	// credentials is set when the client sends the kubeconfig's credentials.
 	credentials bool
+	// extra are the paths read beside /metrics (Options.ExtraPaths).
+	extra []string
 }
 
 // NewURLSource returns a source for rawURL ("/metrics" is added when the URL
@@ -108,6 +110,10 @@ func (s *URLSource) Scrape(ctx context.Context) (*Snapshot, error) {
 		return nil, s.auth.annotate(ctx, err)
 	}
 	snap.Origin = s.origin
+	if len(s.extra) > 0 {
+		u, _ := url.Parse(s.url)
+		snap.Extra = readExtra(ctx, s.client, u.Scheme+"://"+u.Host, s.extra)
+	}
 	return snap, nil
 }
 

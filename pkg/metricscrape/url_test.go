@@ -360,3 +360,64 @@ func TestFileSource(t *testing.T) {
 		t.Errorf("err = %v, want not exist", err)
 	}
 }
+
+// TestResolve_extraPaths: the paths asked for are read at each scrape from
+// the scheduler's endpoint, with the same credentials, and a path the
+// scheduler refuses or does not serve is an error of its own, not of the
+// scrape.
+func TestResolve_extraPaths(t *testing.T) {
+	var auths []string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auths = append(auths, r.Header.Get("Authorization"))
+		switch r.URL.Path {
+		case MetricsPath:
+			schedulerHandler(smallExposition, nil)(w, r)
+		case "/configz":
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"componentconfig":{"podInitialBackoffSeconds":2}}`))
+		case "/flagz":
+			http.Error(w, "forbidden", http.StatusForbidden)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{
+		{"without a kubeconfig", Options{MetricsURL: srv.URL, InsecureSkipTLSVerify: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.ExtraPaths = []string{"/configz", "/flagz", "/statusz"}
+			src, err := Resolve(tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap, err := src.Scrape(context.Background())
+			if err != nil {
+				t.Fatalf("a refused extra path failed the scrape: %v", err)
+			}
+			cz := snap.Extra["/configz"]
+			if cz == nil || cz.Err != nil || string(cz.Body) != `{"componentconfig":{"podInitialBackoffSeconds":2}}` || cz.ContentType != "application/json" {
+				t.Errorf("/configz = %+v", cz)
+			}
+			if fz := snap.Extra["/flagz"]; fz == nil || fz.Status != http.StatusForbidden || fz.Err == nil || fz.Body != nil {
+				t.Errorf("/flagz = %+v, want a 403 without a body", fz)
+			}
+			if sz := snap.Extra["/statusz"]; sz == nil || sz.Status != http.StatusNotFound || sz.Err == nil {
+				t.Errorf("/statusz = %+v, want a 404", sz)
+			}
+		})
+	}
+	// A scrape asked for nothing more reads nothing more.
+	src, err := Resolve(Options{MetricsURL: srv.URL, InsecureSkipTLSVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auths = nil
+	snap, err := src.Scrape(context.Background())
+	if err != nil || snap.Extra != nil || len(auths) != 1 {
+		t.Errorf("plain scrape: extra %v, %d requests, err %v", snap.Extra, len(auths), err)
+	}
+}
