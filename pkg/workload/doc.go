@@ -1,8 +1,8 @@
 // Package workload reads scheduler_perf workload files: the
 // performance-config.yaml format of k8s.io/kubernetes
-// test/integration/scheduler_perf (v1.36.3), with upstream's strictness, so
+// test/integration/scheduler_perf (v1.37.2), with upstream's strictness, so
 // that a file this package accepts runs unmodified upstream and a file
-// upstream accepts is accepted here (except for the ops listed below).
+// upstream accepts is accepted here.
 //
 // # Using it
 //
@@ -31,6 +31,17 @@
 // template defaulted, every path resolved, every file read, every template
 // parsed and rendered once. Ops are a closed set of types implementing Op.
 //
+// # Where things are
+//
+// A workload goes down these files in order: parse.go (Load, Parse: the
+// file, its test cases and workloads) with decode.go (upstream's structs
+// and each op's decoding); select.go (Select: which workloads, and each one
+// bound); the ops_*.go files (each op as written, with its isValid and its
+// bind, upstream's patchParams, next to the Op it binds to); bind.go (params
+// and defaults an op's bind uses); load.go and template.go (reading the
+// files ops name, rendering templates). ops.go lists the opcodes: adding an
+// op is adding its type in an ops_*.go file and its line in rawOps.
+//
 // # Format, as upstream reads it
 //
 // The file is a YAML list of test cases. YAML is converted to JSON and
@@ -42,14 +53,19 @@
 // into that opcode's fields.
 //
 // Only fields named …Param take a reference, "$name", to the workload's
-// params (countParam, durationParam, steadyStateParam); a param's JSON type
-// must match (numbers for counts, strings such as "10s" for durations,
-// booleans for steadyState) and every param must be used by some op.
+// params (countParam, countMultiplierParam, durationParam, steadyStateParam,
+// signatureBatchSizeParam); a param's JSON type must match (numbers for
+// counts, strings such as "10s" for durations, booleans for steadyState) and
+// every param must be used by some op. templateParams (createNodes,
+// createPods, createAny, createPodGroups) are values the template sees:
+// "$name" takes the param, "$name|default" falls back to the YAML default.
 //
 // Object templates (nodeTemplatePath, podTemplatePath,
-// defaultPodTemplatePath, createAny and updateAny's templatePath) are Go
-// templates rendered with .Index and .Count and TemplateFuncs; namespace,
-// PV, PVC and churn templates are plain YAML.
+// defaultPodTemplatePath, createAny, updateAny and createPodGroups'
+// templatePath) are Go text/templates rendered with templateParams, .Index
+// and .Count (pod groups: no .Count) and TemplateFuncs; a pod made from a
+// template is labelled signature=signature-label-<index/signatureBatchSize>.
+// Namespace, PV, PVC, ResourceClaim and churn templates are plain YAML.
 //
 // Ops with an optional namespace (createPods, churn) default to
 // namespace-<opIndex>, where opIndex is the op's position after
@@ -67,9 +83,8 @@
 //     which is the directory holding its config files, so upstream's files
 //     mean the same thing here; a file kept elsewhere keeps working when
 //     run from anywhere.
-//   - The DRA ops (createResourceClaims, createResourceDriver,
-//     allocResourceClaims) are rejected with an *UnsupportedOpError: they
-//     need upstream's in-process DRA driver.
+//   - createResourceDriver, which v1.37 removed, is rejected with an error
+//     naming its replacement (createAny with a ResourceSlice template).
 //   - Upstream finds a workload's mistakes while running it (an undefined
 //     param at its op, an unused param at the end, a missing template when
 //     the op starts); Select finds them before anything runs. It also

@@ -72,17 +72,6 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// UnsupportedOpError is returned (inside an *Error) for an opcode that
-// upstream's scheduler_perf knows but this project cannot run.
-type UnsupportedOpError struct {
-	Opcode Opcode
-	Reason string
-}
-
-func (e *UnsupportedOpError) Error() string {
-	return fmt.Sprintf("opcode %q is not supported: %s", e.Opcode, e.Reason)
-}
-
 // ErrNoMatch is returned by Select when nothing matches its arguments.
 var ErrNoMatch = errors.New("nothing matches")
 

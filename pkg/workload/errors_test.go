@@ -52,9 +52,9 @@ func TestParse_errors(t *testing.T) {
 		{name: "null workload", content: okHead + "  workloads:\n  - null\n",
 			wantErr: `workloads/x.yaml: test case "Foo", workload 0: workload is null`},
 		{name: "unknown opcode", content: "- name: Foo\n  workloadTemplate:\n  - opcode: createPod\n",
-			wantErr: `workloads/x.yaml: test case "Foo", op 0: unknown opcode "createPod" (want one of createNodes, createNamespaces, createPods, createPodSets, deletePods, churn, barrier, sleep, startCollectingMetrics, stopCollectingMetrics, createAny, updateAny)`},
+			wantErr: `workloads/x.yaml: test case "Foo", op 0: unknown opcode "createPod" (want one of createNodes, createNamespaces, createPods, createPodSets, deletePods, churn, barrier, sleep, startCollectingMetrics, stopCollectingMetrics, createAny, updateAny, createPodGroups, startCollectingProfile, stopCollectingProfile, createResourceClaims, allocResourceClaims)`},
 		{name: "no opcode", content: "- name: Foo\n  workloadTemplate:\n  - count: 1\n",
-			wantErr: `workloads/x.yaml: test case "Foo", op 0: no opcode (want one of createNodes, createNamespaces, createPods, createPodSets, deletePods, churn, barrier, sleep, startCollectingMetrics, stopCollectingMetrics, createAny, updateAny)`},
+			wantErr: `workloads/x.yaml: test case "Foo", op 0: no opcode (want one of createNodes, createNamespaces, createPods, createPodSets, deletePods, churn, barrier, sleep, startCollectingMetrics, stopCollectingMetrics, createAny, updateAny, createPodGroups, startCollectingProfile, stopCollectingProfile, createResourceClaims, allocResourceClaims)`},
 		{name: "unknown op field", content: okHead + "  - opcode: barrier\n    namespace: a\n",
 			wantErr: `workloads/x.yaml: test case "Foo", op 2 (barrier): unknown field "namespace"`},
 		{name: "unknown field in a nested op struct", content: okHead + "  - opcode: createNodes\n    count: 1\n    uniqueNodeLabelStrategy: {labelKey: a, value: b}\n",
@@ -131,19 +131,11 @@ func TestParse_errors(t *testing.T) {
 	}
 }
 
-func TestParse_unsupportedOps(t *testing.T) {
-	for _, op := range []string{"createResourceClaims", "createResourceDriver", "allocResourceClaims"} {
-		t.Run(op, func(t *testing.T) {
-			_, err := workload.Parse("dra/x.yaml", []byte(okHead+"  - opcode: "+op+"\n  workloads: [{name: w}]\n"))
-			var u *workload.UnsupportedOpError
-			if !errors.As(err, &u) || u.Opcode != workload.Opcode(op) {
-				t.Fatalf("error = %v, want an UnsupportedOpError for %s", err, op)
-			}
-			want := `dra/x.yaml: test case "Foo", op 2 (` + op + `): opcode "` + op + `" is not supported: dynamic resource allocation ops`
-			if !strings.HasPrefix(err.Error(), want) {
-				t.Errorf("error:\n got %s\nwant %s…", err, want)
-			}
-		})
+func TestParse_removedOps(t *testing.T) {
+	_, err := workload.Parse("dra/x.yaml", []byte(okHead+"  - opcode: createResourceDriver\n  workloads: [{name: w}]\n"))
+	want := `dra/x.yaml: test case "Foo", op 2 (createResourceDriver): opcode "createResourceDriver" was removed from scheduler_perf: since v1.37 the DRA configs publish ResourceSlices with createAny and a ResourceSlice template`
+	if err == nil || err.Error() != want {
+		t.Errorf("error:\n got %v\nwant %s", err, want)
 	}
 }
 

@@ -52,6 +52,7 @@ func FuzzParse(f *testing.F) {
 		"- name: A\n  workloadTemplate:\n  - {opcode: createAny, templatePath: priorityclass.yaml, count: 2}\n  - {opcode: stopCollectingMetrics}\n  workloads: [{name: w}]\n",
 		"- &a {name: A}\n- *a\n",
 		"- name: A\n  threshold: {x: 1}\n",
+		"- name: A\n  workloadTemplate:\n  - {opcode: createPodGroups, countParam: $g, namespace: n, templatePath: podgroup.yaml, templateParams: {podsPerGroup: '$s|2'}}\n  - {opcode: createPods, count: 2, countMultiplierParam: $g, signatureBatchSize: 2, podTemplatePath: pod-params.yaml, templateParams: {group: a, tier: $t}, collectMetrics: true}\n  workloads:\n  - {name: w, params: {g: 2, t: x}}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -105,6 +106,8 @@ func FuzzParse(f *testing.F) {
 					if op.Count > 0 {
 						_, _ = op.Object(0)
 					}
+				case *CreatePodGroups:
+					_, _ = op.PodGroup(0)
 				}
 			}
 		}

@@ -6,15 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
-
-	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/yaml"
 )
 
 // Selected is one workload ready to run: upstream's (testCase, Workload)
@@ -181,7 +172,7 @@ func (f *File) Select(testCase, workload, labelFilter string, opts ...SelectOpti
 	case !tcFound:
 		msg = fmt.Sprintf("no test case %q (the file has %s)", testCase, quoteList(testCaseNames(f)))
 	case !wFound && testCase != "":
-		msg = fmt.Sprintf("test case %q has no workload %q (it has %s)", testCase, workload, quoteList(workloadNames(f.TestCase(testCase))))
+		msg = fmt.Sprintf("test case %q has no workload %q (it has %s)", testCase, workload, quoteList(workloadNames(f, testCase)))
 	case !wFound:
 		msg = fmt.Sprintf("no test case has a workload %q", workload)
 	default:
@@ -206,10 +197,14 @@ func testCaseNames(f *File) []string {
 	return names
 }
 
-func workloadNames(tc *TestCase) []string {
+func workloadNames(f *File, testCase string) []string {
 	var names []string
-	for _, w := range tc.Workloads {
-		names = append(names, w.Name)
+	for _, tc := range f.TestCases {
+		if tc.Name == testCase {
+			for _, w := range tc.Workloads {
+				names = append(names, w.Name)
+			}
+		}
 	}
 	return names
 }
@@ -221,9 +216,6 @@ func quoteList(names []string) string {
 	}
 	return strings.Join(q, ", ")
 }
-
-// maxPodSets bounds createPodSets' count: each set becomes an op.
-const maxPodSets = 100000
 
 func (f *File) resolveWorkload(loader *fileLoader, tc *TestCase, w *Workload, o *selectOptions) (*Selected, error) {
 	wErr := func(err error) error {
@@ -276,24 +268,14 @@ func (f *File) resolveWorkload(loader *fileLoader, tc *TestCase, w *Workload, o 
 	}
 
 	// unrollWorkloadTemplate + patchParams, op by op.
-	b := &binder{params: w.Params, used: map[string]bool{}}
+	b := &binder{f: f, tc: tc, load: loader, params: w.Params, used: map[string]bool{}}
 	collecting := false
 	for j, raw := range tc.ops {
 		opErr := func(err error) error {
 			return &Error{Path: f.Path, TestCase: tc.Name, TestCaseIndex: tc.index, Workload: w.Name, WorkloadIndex: w.index,
 				Op: j, Opcode: tc.Opcodes[j], Err: err}
 		}
-		pos := OpPos{Index: len(s.Ops), TemplateIndex: j}
-		var ops []Op
-		var err error
-		switch r := raw.(type) {
-		case *createPodSetsOp:
-			ops, err = f.bindCreatePodSets(loader, b, tc, r, pos)
-		default:
-			var op Op
-			op, err = f.bindOp(loader, b, tc, raw, pos)
-			ops = []Op{op}
-		}
+		ops, err := raw.bind(b, OpPos{Index: len(s.Ops), TemplateIndex: j})
 		if err != nil {
 			return nil, opErr(err)
 		}
@@ -334,415 +316,6 @@ func (f *File) resolveWorkload(loader *fileLoader, tc *TestCase, w *Workload, o 
 	return s, nil
 }
 
-func (f *File) bindCreatePodSets(loader *fileLoader, b *binder, tc *TestCase, r *createPodSetsOp, pos OpPos) ([]Op, error) {
-	count := r.Count
-	if r.CountParam != "" {
-		var err error
-		if count, err = b.int("countParam", r.CountParam); err != nil {
-			return nil, err
-		}
-	}
-	// Upstream validates with parameterization still allowed here, so a
-	// negative count from a param makes no sets.
-	c := *r
-	c.Count = count
-	if err := c.isValid(true); err != nil {
-		return nil, err
-	}
-	if count > maxPodSets {
-		return nil, fmt.Errorf("count %d is more than %d pod sets", count, maxPodSets)
-	}
-	var ops []Op
-	for i := 0; i < count; i++ {
-		ns := fmt.Sprintf("%s-%d", r.NamespacePrefix, i)
-		op, err := f.bindCreatePods(loader, b, tc, &r.CreatePodsOp, &ns, OpPos{Index: pos.Index + i, TemplateIndex: pos.TemplateIndex})
-		if err != nil {
-			return nil, fmt.Errorf("pod set %d (namespace %q): %w", i, ns, err)
-		}
-		ops = append(ops, op)
-	}
-	return ops, nil
-}
-
-func (f *File) bindOp(loader *fileLoader, b *binder, tc *TestCase, raw rawOp, pos OpPos) (Op, error) {
-	switch r := raw.(type) {
-	case *createNodesOp:
-		return f.bindCreateNodes(loader, b, r, pos)
-
-	case *createNamespacesOp:
-		op := &CreateNamespaces{OpPos: pos, Prefix: r.Prefix, Count: r.Count}
-		if r.CountParam != "" {
-			var err error
-			if op.Count, err = b.int("countParam", r.CountParam); err != nil {
-				return nil, err
-			}
-		}
-		if op.Count < 0 {
-			return nil, countError(op.Count, "")
-		}
-		op.Namespace = &v1.Namespace{}
-		if r.NamespaceTemplatePath != nil {
-			p, err := f.resolvePtr("namespaceTemplatePath", r.NamespaceTemplatePath)
-			if err != nil {
-				return nil, err
-			}
-			op.NamespaceTemplatePath = p
-			if err := loader.strict(p, op.Namespace); err != nil {
-				return nil, fmt.Errorf("namespaceTemplatePath: %w", err)
-			}
-		}
-		return op, nil
-
-	case *createPodsOp:
-		return f.bindCreatePods(loader, b, tc, r, nil, pos)
-
-	case *deletePodsOp:
-		return &DeletePods{
-			OpPos:                pos,
-			Namespace:            r.Namespace,
-			LabelSelector:        maps.Clone(r.LabelSelector),
-			SkipWaitToCompletion: r.SkipWaitToCompletion,
-			DeletePodsPerSecond:  r.DeletePodsPerSecond,
-		}, nil
-
-	case *churnOp:
-		op := &Churn{OpPos: pos, Mode: ChurnMode(r.Mode), Number: r.Number, Interval: DefaultChurnInterval}
-		if r.IntervalMilliseconds < 0 {
-			return nil, fmt.Errorf("intervalMilliseconds must not be negative, got %d", r.IntervalMilliseconds)
-		}
-		if r.IntervalMilliseconds != 0 {
-			op.Interval = time.Duration(r.IntervalMilliseconds) * time.Millisecond
-		}
-		ns, err := defaultNamespace(r.Namespace, pos)
-		if err != nil {
-			return nil, err
-		}
-		op.Namespace = ns
-		for k, p := range r.TemplatePaths {
-			if p == "" {
-				return nil, fmt.Errorf("templatePaths[%d] is empty", k)
-			}
-			p = f.resolve(p)
-			op.TemplatePaths = append(op.TemplatePaths, p)
-			obj, err := loader.unstructured(p)
-			if err != nil {
-				return nil, fmt.Errorf("templatePaths[%d]: %w", k, err)
-			}
-			op.Objects = append(op.Objects, obj)
-		}
-		return op, nil
-
-	case *barrierOp:
-		op := &Barrier{OpPos: pos, Namespaces: slices.Clone(r.Namespaces), LabelSelector: maps.Clone(r.LabelSelector), StageRequirement: r.StageRequirement}
-		if op.StageRequirement == "" {
-			op.StageRequirement = Scheduled
-		}
-		return op, nil
-
-	case *sleepOp:
-		op := &Sleep{OpPos: pos, Duration: r.Duration.Duration}
-		if r.DurationParam != "" {
-			var err error
-			if op.Duration, err = b.duration("durationParam", r.DurationParam); err != nil {
-				return nil, err
-			}
-		}
-		return op, nil
-
-	case *startCollectingMetricsOp:
-		return &StartCollectingMetrics{OpPos: pos, Name: r.Name, Namespaces: slices.Clone(r.Namespaces), LabelSelector: maps.Clone(r.LabelSelector)}, nil
-
-	case *stopCollectingMetricsOp:
-		return &StopCollectingMetrics{OpPos: pos}, nil
-
-	case *createAnyOp:
-		op := &CreateAny{OpPos: pos, Namespace: r.Namespace, Count: 1}
-		if r.Count != nil {
-			op.Count = *r.Count
-		}
-		if r.CountParam != "" {
-			var err error
-			if op.Count, err = b.int("countParam", r.CountParam); err != nil {
-				return nil, err
-			}
-		}
-		op.TemplatePath = f.resolve(r.TemplatePath)
-		t, err := loader.objectTemplate(op.TemplatePath, op.Count)
-		if err != nil {
-			return nil, fmt.Errorf("templatePath: %w", err)
-		}
-		op.template = t
-		return op, nil
-
-	case *updateAnyOp:
-		op := &UpdateAny{OpPos: pos, Namespace: r.Namespace, Count: 1, UpdatePerSecond: r.UpdatePerSecond, Subresources: slices.Clone(r.Subresources)}
-		if r.Count != nil {
-			op.Count = *r.Count
-		}
-		if r.CountParam != "" {
-			var err error
-			if op.Count, err = b.int("countParam", r.CountParam); err != nil {
-				return nil, err
-			}
-		}
-		op.TemplatePath = f.resolve(r.TemplatePath)
-		t, err := loader.objectTemplate(op.TemplatePath, op.Count)
-		if err != nil {
-			return nil, fmt.Errorf("templatePath: %w", err)
-		}
-		op.template = t
-		return op, nil
-	}
-	return nil, fmt.Errorf("op type %T cannot be bound", raw)
-}
-
-func (f *File) bindCreateNodes(loader *fileLoader, b *binder, r *createNodesOp, pos OpPos) (Op, error) {
-	op := &CreateNodes{OpPos: pos, Count: r.Count, prefix: fmt.Sprintf("node-%d-", pos.Index)}
-	if r.CountParam != "" {
-		var err error
-		if op.Count, err = b.int("countParam", r.CountParam); err != nil {
-			return nil, err
-		}
-	}
-	if op.Count < 0 {
-		return nil, countError(op.Count, "")
-	}
-	switch {
-	case r.NodeAllocatableStrategy != nil:
-		s := r.NodeAllocatableStrategy
-		for _, name := range sortedKeys(s.NodeAllocatable) {
-			if _, err := resource.ParseQuantity(s.NodeAllocatable[name]); err != nil {
-				return nil, fmt.Errorf("nodeAllocatableStrategy.nodeAllocatable[%q]: %q is not a quantity: %w", name, s.NodeAllocatable[name], err)
-			}
-		}
-		for _, driver := range sortedKeys(s.CsiNodeAllocatable) {
-			if s.CsiNodeAllocatable[driver] == nil {
-				return nil, fmt.Errorf("nodeAllocatableStrategy.csiNodeAllocatable[%q] is null", driver)
-			}
-		}
-		op.NodeAllocatableStrategy = &NodeAllocatableStrategy{
-			NodeAllocatable:    maps.Clone(s.NodeAllocatable),
-			CsiNodeAllocatable: maps.Clone(s.CsiNodeAllocatable),
-			MigratedPlugins:    slices.Clone(s.MigratedPlugins),
-		}
-	case r.LabelNodePrepareStrategy != nil:
-		s := r.LabelNodePrepareStrategy
-		if errs := validation.IsQualifiedName(s.LabelKey); len(errs) > 0 {
-			return nil, fmt.Errorf("labelNodePrepareStrategy.labelKey %q: %s", s.LabelKey, strings.Join(errs, "; "))
-		}
-		if len(s.LabelValues) == 0 {
-			return nil, errors.New("labelNodePrepareStrategy.labelValues must not be empty")
-		}
-		for _, v := range s.LabelValues {
-			if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
-				return nil, fmt.Errorf("labelNodePrepareStrategy.labelValues: %q: %s", v, strings.Join(errs, "; "))
-			}
-		}
-		op.LabelNodePrepareStrategy = &LabelNodePrepareStrategy{LabelKey: s.LabelKey, LabelValues: slices.Clone(s.LabelValues)}
-	case r.UniqueNodeLabelStrategy != nil:
-		s := r.UniqueNodeLabelStrategy
-		if errs := validation.IsQualifiedName(s.LabelKey); len(errs) > 0 {
-			return nil, fmt.Errorf("uniqueNodeLabelStrategy.labelKey %q: %s", s.LabelKey, strings.Join(errs, "; "))
-		}
-		op.UniqueNodeLabelStrategy = &UniqueNodeLabelStrategy{LabelKey: s.LabelKey}
-	}
-	if r.NodeTemplatePath != nil {
-		p, err := f.resolvePtr("nodeTemplatePath", r.NodeTemplatePath)
-		if err != nil {
-			return nil, err
-		}
-		op.NodeTemplatePath = p
-		t, err := loader.typedTemplate(p, op.Count, func() runtime.Object { return &v1.Node{} })
-		if err != nil {
-			return nil, fmt.Errorf("nodeTemplatePath: %w", err)
-		}
-		op.template = t
-	}
-	return op, nil
-}
-
-// bindCreatePods binds a createPods op, or one of createPodSets' copies, in
-// which case namespace is the set's namespace.
-func (f *File) bindCreatePods(loader *fileLoader, b *binder, tc *TestCase, raw *createPodsOp, namespace *string, pos OpPos) (*CreatePods, error) {
-	r := *raw
-	if r.CountParam != "" {
-		var err error
-		if r.Count, err = b.int("countParam", r.CountParam); err != nil {
-			return nil, err
-		}
-	}
-	if r.DurationParam != "" {
-		var err error
-		if r.Duration.Duration, err = b.duration("durationParam", r.DurationParam); err != nil {
-			return nil, err
-		}
-	}
-	if r.SteadyStateParam != "" {
-		var err error
-		if r.SteadyState, err = b.bool("steadyStateParam", r.SteadyStateParam); err != nil {
-			return nil, err
-		}
-	}
-	if err := r.isValid(false); err != nil {
-		return nil, err
-	}
-	if namespace != nil {
-		r.Namespace = namespace
-	}
-	ns, err := defaultNamespace(r.Namespace, pos)
-	if err != nil {
-		return nil, err
-	}
-	op := &CreatePods{
-		OpPos:                pos,
-		Count:                r.Count,
-		Namespace:            ns,
-		CollectMetrics:       r.CollectMetrics,
-		SkipWaitToCompletion: r.SkipWaitToCompletion,
-		SteadyState:          r.SteadyState,
-		Duration:             r.Duration.Duration,
-	}
-	tmplPath, key := r.PodTemplatePath, "podTemplatePath"
-	if tmplPath == nil {
-		tmplPath, key = tc.defaultPodTemplatePath, "defaultPodTemplatePath"
-	}
-	if tmplPath != nil {
-		p, err := f.resolvePtr(key, tmplPath)
-		if err != nil {
-			return nil, err
-		}
-		op.PodTemplatePath = p
-		t, err := loader.typedTemplate(p, op.Count, func() runtime.Object { return &v1.Pod{} })
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", key, err)
-		}
-		op.template = t
-	}
-	if r.PersistentVolumeClaimTemplatePath != nil {
-		if r.PersistentVolumeTemplatePath == nil {
-			return nil, errors.New("persistentVolumeClaimTemplatePath needs a persistentVolumeTemplatePath too")
-		}
-		pvc, err := f.resolvePtr("persistentVolumeClaimTemplatePath", r.PersistentVolumeClaimTemplatePath)
-		if err != nil {
-			return nil, err
-		}
-		pv, err := f.resolvePtr("persistentVolumeTemplatePath", r.PersistentVolumeTemplatePath)
-		if err != nil {
-			return nil, err
-		}
-		op.PersistentVolumeClaimTemplatePath, op.PersistentVolumeTemplatePath = pvc, pv
-		op.PersistentVolumeClaim, op.PersistentVolume = &v1.PersistentVolumeClaim{}, &v1.PersistentVolume{}
-		if err := loader.strict(pvc, op.PersistentVolumeClaim); err != nil {
-			return nil, fmt.Errorf("persistentVolumeClaimTemplatePath: %w", err)
-		}
-		if err := loader.strict(pv, op.PersistentVolume); err != nil {
-			return nil, fmt.Errorf("persistentVolumeTemplatePath: %w", err)
-		}
-	}
-	return op, nil
-}
-
-// defaultNamespace is upstream's rule for ops with an optional namespace.
-func defaultNamespace(ns *string, pos OpPos) (string, error) {
-	if ns == nil {
-		return fmt.Sprintf("namespace-%d", pos.Index), nil
-	}
-	if *ns == "" {
-		return "", errors.New(`namespace is empty (leave it out for the default "namespace-<op index>")`)
-	}
-	return *ns, nil
-}
-
-func (f *File) resolvePtr(key string, p *string) (string, error) {
-	if *p == "" {
-		return "", fmt.Errorf("%s is empty", key)
-	}
-	return f.resolve(*p), nil
-}
-
-// binder is upstream's params.get / getParam: it looks a reference up (the
-// reference minus its first character, which should be "$"), records the
-// param as used, and requires the JSON type without conversion.
-type binder struct {
-	params map[string]any
-	used   map[string]bool
-}
-
-func (b *binder) lookup(field, ref string) (any, string, error) {
-	key := ref[1:]
-	b.used[key] = true
-	v, ok := b.params[key]
-	if !ok {
-		if !strings.HasPrefix(ref, "$") {
-			return nil, key, fmt.Errorf("%s %q is not defined in params (a reference is \"$\" and a param's name; this one looked up %q)", field, ref, key)
-		}
-		return nil, key, fmt.Errorf("%s %q is not defined in params", field, ref)
-	}
-	return v, key, nil
-}
-
-func (b *binder) int(field, ref string) (int, error) {
-	v, key, err := b.lookup(field, ref)
-	if err != nil {
-		return 0, err
-	}
-	f, ok := v.(float64)
-	if !ok {
-		return 0, wrongType(field, ref, key, v, "a number")
-	}
-	// JSON numbers are float64; upstream truncates them.
-	return countInRange(field, ref, key, f)
-}
-
-func (b *binder) duration(field, ref string) (time.Duration, error) {
-	v, key, err := b.lookup(field, ref)
-	if err != nil {
-		return 0, err
-	}
-	s, ok := v.(string)
-	if !ok {
-		return 0, wrongType(field, ref, key, v, `a duration string such as "30s"`)
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%s %q: param %q: %w", field, ref, key, err)
-	}
-	return durationInRange(field, ref, key, d)
-}
-
-func (b *binder) bool(field, ref string) (bool, error) {
-	v, key, err := b.lookup(field, ref)
-	if err != nil {
-		return false, err
-	}
-	x, ok := v.(bool)
-	if !ok {
-		return false, wrongType(field, ref, key, v, "a boolean")
-	}
-	return x, nil
-}
-
-func wrongType(field, ref, key string, v any, want string) error {
-	var got string
-	switch x := v.(type) {
-	case nil:
-		got = "null"
-	case float64:
-		got = fmt.Sprintf("the number %g", x)
-	case string:
-		got = fmt.Sprintf("the string %q", x)
-	case bool:
-		got = fmt.Sprintf("the boolean %t", x)
-	case map[string]any:
-		got = "an object"
-	case []any:
-		got = "a list"
-	default:
-		got = fmt.Sprintf("%T", v)
-	}
-	return fmt.Errorf("%s %q: param %q is %s, want %s", field, ref, key, got, want)
-}
-
 func cloneMCC(m *MetricsCollectorConfig) *MetricsCollectorConfig {
 	out := &MetricsCollectorConfig{Metrics: make(map[string][]*LabelValues, len(m.Metrics))}
 	for name, lvs := range m.Metrics {
@@ -764,130 +337,10 @@ func cloneSelector(s ThresholdMetricSelector) ThresholdMetricSelector {
 	return s
 }
 
-// fileLoader reads the files a Select names, each once.
-type fileLoader struct {
-	f         *File
-	templates map[string]*Template
-	warmed    map[string]bool
-}
-
-func (l *fileLoader) read(path string) ([]byte, error) {
-	return l.f.readFile(path)
-}
-
-func (l *fileLoader) template(path string) (*Template, error) {
-	if t, ok := l.templates[path]; ok {
-		return t, nil
-	}
-	b, err := l.read(path)
-	if err != nil {
-		return nil, err
-	}
-	t, err := ParseTemplate(path, b)
-	if err != nil {
-		return nil, err
-	}
-	l.templates[path] = t
-	return t, nil
-}
-
-// typedTemplate loads a pod or node template and, when objects will be
-// made from it, renders object 0 of count (once per count).
-func (l *fileLoader) typedTemplate(path string, count int, newObj func() runtime.Object) (*Template, error) {
-	key := fmt.Sprintf("%s\x00%T", path, newObj())
-	t, err := l.variant(path, key)
-	if err != nil {
-		return nil, err
-	}
-	if count > 0 && l.firstUse(key, count) {
-		if err := t.warm(0, count, newObj); err != nil {
-			return nil, err
-		}
-	}
-	return t, nil
-}
-
-// objectTemplate is typedTemplate for createAny and updateAny.
-func (l *fileLoader) objectTemplate(path string, count int) (*Template, error) {
-	key := path + "\x00unstructured"
-	t, err := l.variant(path, key)
-	if err != nil {
-		return nil, err
-	}
-	if count > 0 && l.firstUse(key, count) {
-		if err := t.warmUnstructured(0, count); err != nil {
-			return nil, err
-		}
-	}
-	return t, nil
-}
-
-// variant returns the Template for path and one object type: each has its
-// own cache of the object a static template renders.
-func (l *fileLoader) variant(path, key string) (*Template, error) {
-	if t, ok := l.templates[key]; ok {
-		return t, nil
-	}
-	base, err := l.template(path)
-	if err != nil {
-		return nil, err
-	}
-	t := &Template{Path: base.Path, tmpl: base.tmpl, static: base.static}
-	l.templates[key] = t
-	return t, nil
-}
-
-func (l *fileLoader) firstUse(key string, count int) bool {
-	k := fmt.Sprintf("%s\x00%d", key, count)
-	if l.warmed[k] {
-		return false
-	}
-	l.warmed[k] = true
-	return true
-}
-
-// strict reads a plain YAML file into obj with unknown fields rejected.
-func (l *fileLoader) strict(path string, obj any) error {
-	b, err := l.read(path)
-	if err != nil {
-		return err
-	}
-	if err := unmarshalStrict(b, obj); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-func (l *fileLoader) unstructured(path string) (*unstructured.Unstructured, error) {
-	b, err := l.read(path)
-	if err != nil {
-		return nil, err
-	}
-	obj, err := decodeUnstructuredFile(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return obj, nil
-}
-
-// DefaultSchedulerConfig is a KubeSchedulerConfiguration with every field
-// at kube-scheduler's default: what a workload without schedulerConfigPath
-// runs with.
-const DefaultSchedulerConfig = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-
-// schedulerConfig reads the file and checks it is a
-// KubeSchedulerConfiguration.
-func (l *fileLoader) schedulerConfig(path string) ([]byte, error) {
-	b, err := l.read(path)
-	if err != nil {
-		return nil, err
-	}
-	var tm metav1.TypeMeta
-	if err := yaml.Unmarshal(b, &tm); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, cleanDecodeError(err))
-	}
-	if tm.Kind != "KubeSchedulerConfiguration" {
-		return nil, fmt.Errorf("%s: kind is %q, want KubeSchedulerConfiguration", path, tm.Kind)
-	}
-	return b, nil
+// mergeGates is upstream's featureGatesMerge.
+func mergeGates(src, overrides map[string]bool) map[string]bool {
+	out := make(map[string]bool, len(src)+len(overrides))
+	maps.Copy(out, src)
+	maps.Copy(out, overrides)
+	return out
 }

@@ -2,28 +2,31 @@ package workload
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
-	"html/template"
+	"maps"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"text/template"
 	"text/template/parse"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
 )
 
 // Template is an object template file (nodeTemplatePath, podTemplatePath,
-// defaultPodTemplatePath, createAny and updateAny's templatePath): a Go
-// template rendered with .Index and .Count and upstream's functions (see
-// TemplateFuncs), then read as YAML with unknown fields rejected.
+// defaultPodTemplatePath, createAny, updateAny and createPodGroups'
+// templatePath): a Go text/template rendered with .Index, .Count, the op's
+// templateParams and upstream's functions (see TemplateFuncs), then read as
+// YAML with unknown fields rejected.
 //
-// Upstream parses these files with html/template, not text/template, so
-// values a template prints are HTML-escaped ("<" becomes "&lt;"); so does
-// this package, to produce the same objects.
+// Upstream v1.37 renders these files with text/template (v1.36 used
+// html/template, which escaped "<" to "&lt;"); so does this package.
 //
 // A Template is safe for concurrent use.
 type Template struct {
@@ -59,34 +62,58 @@ func ParseTemplate(path string, content []byte) (*Template, error) {
 
 // Render executes the template with .Index=index and .Count=count.
 func (t *Template) Render(index, count int) ([]byte, error) {
+	return t.render(templateData(nil, index, count))
+}
+
+func (t *Template) render(data map[string]any) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := t.tmpl.Execute(&buf, map[string]any{"Index": index, "Count": count}); err != nil {
+	if err := t.tmpl.Execute(&buf, data); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
 
+// templateData is upstream's template environment: the op's params, then
+// Index and Count (count < 0 leaves .Count out, as createPodGroups does).
+func templateData(params map[string]any, index, count int) map[string]any {
+	data := make(map[string]any, len(params)+2)
+	maps.Copy(data, params)
+	data["Index"] = index
+	if count >= 0 {
+		data["Count"] = count
+	}
+	return data
+}
+
+// where says which rendering of the template failed.
+func where(data map[string]any) string {
+	if _, ok := data["Count"]; !ok {
+		return fmt.Sprintf(".Index=%v", data["Index"])
+	}
+	return fmt.Sprintf(".Index=%v, .Count=%v", data["Index"], data["Count"])
+}
+
 // decode renders the template into obj (a typed object such as *v1.Pod),
 // strictly, as upstream's getSpecFromTextTemplateFile does.
-func (t *Template) decode(index, count int, obj runtime.Object) error {
+func (t *Template) decode(data map[string]any, obj runtime.Object) error {
 	if t.static && t.cache != nil {
 		return copyInto(t.cache, obj)
 	}
-	b, err := t.Render(index, count)
+	b, err := t.render(data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", t.Path, err)
 	}
 	if err := unmarshalStrict(b, obj); err != nil {
-		return fmt.Errorf("%s (.Index=%d, .Count=%d): %w", t.Path, index, count, err)
+		return fmt.Errorf("%s (%s): %w", t.Path, where(data), err)
 	}
 	return nil
 }
 
-// warm checks that the template renders for (index, count) into a fresh
-// object from newObj and, for a static template, caches that object.
-func (t *Template) warm(index, count int, newObj func() runtime.Object) error {
+// warm checks that the template renders with data into a fresh object from
+// newObj and, for a static template, caches that object.
+func (t *Template) warm(data map[string]any, newObj func() runtime.Object) error {
 	obj := newObj()
-	if err := t.decode(index, count, obj); err != nil {
+	if err := t.decode(data, obj); err != nil {
 		return err
 	}
 	if t.static {
@@ -95,11 +122,11 @@ func (t *Template) warm(index, count int, newObj func() runtime.Object) error {
 	return nil
 }
 
-func (t *Template) unstructured(index, count int) (*unstructured.Unstructured, error) {
+func (t *Template) unstructured(data map[string]any) (*unstructured.Unstructured, error) {
 	if t.static && t.cache != nil {
 		return t.cache.(*unstructured.Unstructured).DeepCopy(), nil
 	}
-	b, err := t.Render(index, count)
+	b, err := t.render(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Path, err)
 	}
@@ -107,16 +134,16 @@ func (t *Template) unstructured(index, count int) (*unstructured.Unstructured, e
 	// yaml.UnmarshalStrict, which needs apiVersion and kind.
 	var obj *unstructured.Unstructured
 	if err := unmarshalStrict(b, &obj); err != nil {
-		return nil, fmt.Errorf("%s (.Index=%d, .Count=%d): %w", t.Path, index, count, err)
+		return nil, fmt.Errorf("%s (%s): %w", t.Path, where(data), err)
 	}
 	if obj == nil {
-		return nil, fmt.Errorf("%s (.Index=%d, .Count=%d): renders to no object", t.Path, index, count)
+		return nil, fmt.Errorf("%s (%s): renders to no object", t.Path, where(data))
 	}
 	return obj, nil
 }
 
-func (t *Template) warmUnstructured(index, count int) error {
-	obj, err := t.unstructured(index, count)
+func (t *Template) warmUnstructured(data map[string]any) error {
+	obj, err := t.unstructured(data)
 	if err != nil {
 		return err
 	}
@@ -132,6 +159,8 @@ func copyInto(src, dst runtime.Object) error {
 		src.(*v1.Pod).DeepCopyInto(d)
 	case *v1.Node:
 		src.(*v1.Node).DeepCopyInto(d)
+	case *schedulingv1beta1.PodGroup:
+		src.(*schedulingv1beta1.PodGroup).DeepCopyInto(d)
 	default:
 		return fmt.Errorf("cannot copy %T", dst)
 	}
@@ -140,14 +169,17 @@ func copyInto(src, dst runtime.Object) error {
 
 // TemplateFuncs are the functions upstream's object templates may call:
 // AddInt, AddFloat, SubtractInt, SubtractFloat, MultiplyInt, MultiplyFloat,
-// DivideInt, DivideFloat and Mod. They take any number type or a numeric
-// string; anything else, and division by zero, fails the render.
+// DivideInt, DivideFloat, Mod and Int take any number type or a numeric
+// string; anything else, and division by zero, fails the render. JSON
+// prints a value as JSON (for templateParams holding lists or maps).
 func TemplateFuncs() template.FuncMap {
 	return template.FuncMap{
 		"AddFloat":      addFloat,
 		"AddInt":        addInt,
 		"DivideFloat":   divideFloat,
 		"DivideInt":     divideInt,
+		"Int":           toInt,
+		"JSON":          toJSON,
 		"Mod":           mod,
 		"MultiplyFloat": multiplyFloat,
 		"MultiplyInt":   multiplyInt,
@@ -184,6 +216,43 @@ func toFloat64(val any) float64 {
 		}
 	}
 	panic(fmt.Sprintf("cannot cast %v to float64", val))
+}
+
+func toInt(val any) int {
+	switch i := val.(type) {
+	case float64:
+		return int(i)
+	case float32:
+		return int(i)
+	case int64:
+		return int(i)
+	case int32:
+		return int(i)
+	case int:
+		return i
+	case uint64:
+		return int(i)
+	case uint32:
+		return int(i)
+	case uint:
+		return int(i)
+	case string:
+		v, err := strconv.Atoi(i)
+		if err == nil {
+			return v
+		}
+	}
+	panic(fmt.Sprintf("cannot cast %v to int", val))
+}
+
+func toJSON(val any) string {
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(val); err != nil {
+		panic(fmt.Sprintf("cannot JSON-encode %v: %v", val, err))
+	}
+	return strings.TrimSpace(buf.String())
 }
 
 func addInt(numbers ...any) int { return int(addFloat(numbers...)) }
@@ -226,7 +295,7 @@ func mod(a, b any) int {
 }
 
 // DefaultPauseImage is the image of DefaultPod (upstream's
-// imageutils.GetE2EImage(imageutils.Pause) in v1.36.3).
+// imageutils.GetE2EImage(imageutils.Pause)).
 const DefaultPauseImage = "registry.k8s.io/pause:3.10.2"
 
 // DefaultNode is upstream's makeBaseNode: the node createNodes creates when
@@ -272,23 +341,4 @@ func DefaultPod() *v1.Pod {
 			}},
 		},
 	}
-}
-
-// decodeUnstructuredFile reads a plain YAML object the way upstream's
-// getUnstructuredFromFile does (churn templates): strict YAML, then the
-// unstructured JSON scheme, which needs apiVersion and kind.
-func decodeUnstructuredFile(content []byte) (*unstructured.Unstructured, error) {
-	j, err := yaml.YAMLToJSONStrict(content)
-	if err != nil {
-		return nil, cleanDecodeError(err)
-	}
-	obj, _, err := unstructured.UnstructuredJSONScheme.Decode(j, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return nil, fmt.Errorf("not a single object (got %T)", obj)
-	}
-	return u, nil
 }

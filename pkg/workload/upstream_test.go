@@ -22,9 +22,9 @@ var hookParams = map[string][]string{
 	"nodedeclaredfeatures": {"numNodeDeclaredFeatures"},
 }
 
-// upstreamDir is test/integration/scheduler_perf of k8s.io/kubernetes v1.36.3
-// in the module cache, or "" if it is not there.
-func upstreamDir(t *testing.T) string {
+// upstreamDir is test/integration/scheduler_perf of k8s.io/kubernetes at
+// version in the module cache, or "" if it is not there.
+func upstreamDir(t *testing.T, version string) string {
 	modcache := os.Getenv("GOMODCACHE")
 	if modcache == "" {
 		out, err := exec.Command("go", "env", "GOMODCACHE").Output()
@@ -34,7 +34,7 @@ func upstreamDir(t *testing.T) string {
 		}
 		modcache = strings.TrimSpace(string(out))
 	}
-	dir := filepath.Join(modcache, "k8s.io", "kubernetes@v1.36.3", "test", "integration", "scheduler_perf")
+	dir := filepath.Join(modcache, "k8s.io", "kubernetes@"+version, "test", "integration", "scheduler_perf")
 	if _, err := os.Stat(dir); err != nil {
 		return ""
 	}
@@ -59,37 +59,75 @@ func configFiles(t *testing.T, root string) []string {
 	return files
 }
 
-// TestUpstreamConfigs checks that every upstream performance-config.yaml
-// either loads and selects in full, or is rejected only because it uses an
-// op this project cannot run. It runs on the copies in testdata/upstream and,
-// when k8s.io/kubernetes v1.36.3 is in the module cache, on all of them.
-func TestUpstreamConfigs(t *testing.T) {
-	roots := map[string]string{"testdata": "testdata/upstream"}
-	if dir := upstreamDir(t); dir != "" {
-		roots["modcache"] = dir
+// roots are the copies in testdata and, when that version of
+// k8s.io/kubernetes is in the module cache, its own files.
+func roots(t *testing.T, testdata, version string) map[string]string {
+	r := map[string]string{"testdata": testdata}
+	if dir := upstreamDir(t, version); dir != "" {
+		r["modcache"] = dir
 	} else {
-		t.Log("k8s.io/kubernetes@v1.36.3 is not in the module cache: checking the copies in testdata/upstream only")
+		t.Logf("k8s.io/kubernetes@%s is not in the module cache: checking the copies in %s only", version, testdata)
 	}
-	for label, root := range roots {
+	return r
+}
+
+// TestUpstreamConfigs checks that every performance-config.yaml of
+// scheduler_perf v1.37.2 (23 files) loads, and that its workloads labelled
+// integration-test select in full: every op, every field, every template.
+func TestUpstreamConfigs(t *testing.T) {
+	for label, root := range roots(t, "testdata/upstream-v1.37.2", "v1.37.2") {
 		files := configFiles(t, root)
-		if len(files) < 4 {
-			t.Fatalf("%s: found %d config files, want at least 4", root, len(files))
+		if len(files) != 23 {
+			t.Errorf("%s: found %d config files, want v1.37.2's 23", root, len(files))
 		}
-		loaded, unsupported := 0, 0
 		for _, path := range files {
 			rel, _ := filepath.Rel(root, path)
 			dir := filepath.Dir(rel)
 			t.Run(label+"/"+dir, func(t *testing.T) {
 				f, err := workload.Load(path)
 				if err != nil {
-					var u *workload.UnsupportedOpError
-					if !errors.As(err, &u) {
-						t.Fatalf("rejected for a reason other than an unsupported op: %v", err)
+					t.Fatal(err)
+				}
+				var opts []workload.SelectOption
+				if params := hookParams[dir]; params != nil {
+					opts = append(opts, workload.WithExternalParams(params...))
+				}
+				sel, err := f.Select("", "", "integration-test", opts...)
+				if err != nil {
+					t.Fatalf("Select(integration-test): %v", err)
+				}
+				// Beyond integration-test, a workload may fail only with an
+				// error that names its op.
+				all, err := f.Select("", "", "", opts...)
+				if err != nil {
+					var e *workload.Error
+					if !errors.As(err, &e) || e.Op < 0 || e.Opcode == "" {
+						t.Errorf("Select(all): %v, want an error that names the op", err)
 					}
-					if !strings.HasPrefix(err.Error(), path+": test case ") || !strings.Contains(err.Error(), "("+string(u.Opcode)+"): ") {
-						t.Errorf("the error does not name the file and the op: %v", err)
+				}
+				t.Logf("%d test cases, %d workloads labelled integration-test, %d selected in all (%v)", len(f.TestCases), len(sel), len(all), err)
+			})
+		}
+	}
+}
+
+// TestUpstreamConfigs_v1_36 checks that v1.36.3's config files still load
+// and select, except those using createResourceDriver, which v1.37 removed:
+// they are rejected with an error that names the op and its replacement.
+func TestUpstreamConfigs_v1_36(t *testing.T) {
+	for label, root := range roots(t, "testdata/upstream", "v1.36.3") {
+		files := configFiles(t, root)
+		loaded, removed := 0, 0
+		for _, path := range files {
+			rel, _ := filepath.Rel(root, path)
+			dir := filepath.Dir(rel)
+			t.Run(label+"/"+dir, func(t *testing.T) {
+				f, err := workload.Load(path)
+				if err != nil {
+					if !strings.HasPrefix(err.Error(), path+": test case ") || !strings.Contains(err.Error(), `(createResourceDriver): opcode "createResourceDriver" was removed from scheduler_perf: since v1.37 the DRA configs publish ResourceSlices with createAny`) {
+						t.Fatalf("rejected for a reason other than createResourceDriver: %v", err)
 					}
-					unsupported++
+					removed++
 					return
 				}
 				loaded++
@@ -100,26 +138,13 @@ func TestUpstreamConfigs(t *testing.T) {
 					}
 					opts = append(opts, workload.WithExternalParams(params...))
 				}
-				sel, err := f.Select("", "", "", opts...)
-				if err != nil {
+				if _, err := f.Select("", "", "", opts...); err != nil {
 					t.Fatal(err)
 				}
-				n := 0
-				for _, tc := range f.TestCases {
-					n += len(tc.Workloads)
-				}
-				if len(sel) != n {
-					t.Errorf("selected %d workloads, the file has %d", len(sel), n)
-				}
-				perf, err := f.Select("", "", workload.DefaultPerfLabelFilter, opts...)
-				if err != nil && !errors.Is(err, workload.ErrNoMatch) {
-					t.Errorf("Select(performance): %v", err)
-				}
-				t.Logf("%d test cases, %d workloads, %d labelled performance", len(f.TestCases), n, len(perf))
 			})
 		}
-		if loaded == 0 || unsupported == 0 {
-			t.Errorf("%s: %d files loaded, %d rejected as unsupported; want some of both", root, loaded, unsupported)
+		if loaded == 0 || removed == 0 {
+			t.Errorf("%s: %d files loaded, %d rejected for createResourceDriver; want some of both", root, loaded, removed)
 		}
 	}
 }

@@ -18,7 +18,7 @@ import (
 const allOps = "testdata/workloads/all-ops.yaml"
 
 var ignoreUnexported = cmpopts.IgnoreUnexported(
-	workload.CreateNodes{}, workload.CreatePods{}, workload.CreateAny{}, workload.UpdateAny{},
+	workload.CreateNodes{}, workload.CreatePods{}, workload.Objects{}, workload.CreatePodGroups{},
 )
 
 func mustLoad(t *testing.T, path string) *workload.File {
@@ -60,25 +60,25 @@ func TestFile_Select_allOps(t *testing.T) {
 			LabelNodePrepareStrategy: &workload.LabelNodePrepareStrategy{LabelKey: "example.com/rack", LabelValues: []string{"a", "b"}}},
 		&workload.CreateNamespaces{OpPos: workload.OpPos{Index: 2, TemplateIndex: 2}, Prefix: "team", Count: 2,
 			NamespaceTemplatePath: tpl + "namespace.yaml", Namespace: namespace},
-		&workload.CreatePods{OpPos: workload.OpPos{Index: 3, TemplateIndex: 3}, Count: 4, Namespace: "namespace-3",
+		&workload.CreatePods{OpPos: workload.OpPos{Index: 3, TemplateIndex: 3}, SignatureBatchSize: 1, Count: 4, Namespace: "namespace-3",
 			PodTemplatePath: tpl + "pod-indexed.yaml", SkipWaitToCompletion: true},
 		&workload.Barrier{OpPos: workload.OpPos{Index: 4, TemplateIndex: 4}, StageRequirement: workload.Attempted},
 		&workload.Churn{OpPos: workload.OpPos{Index: 5, TemplateIndex: 5}, Mode: workload.ChurnRecreate, Number: 2,
 			Interval: 250 * time.Millisecond, Namespace: "namespace-5",
 			TemplatePaths: []string{tpl + "churn-node.yaml"}, Objects: []*unstructured.Unstructured{churnNode}},
-		&workload.CreateAny{OpPos: workload.OpPos{Index: 6, TemplateIndex: 6}, TemplatePath: tpl + "priorityclass.yaml", Count: 2},
-		&workload.UpdateAny{OpPos: workload.OpPos{Index: 7, TemplateIndex: 7}, TemplatePath: tpl + "node-update.yaml", Count: 1,
+		&workload.CreateAny{OpPos: workload.OpPos{Index: 6, TemplateIndex: 6}, Objects: workload.Objects{TemplatePath: tpl + "priorityclass.yaml", Count: 2}},
+		&workload.UpdateAny{OpPos: workload.OpPos{Index: 7, TemplateIndex: 7}, Objects: workload.Objects{TemplatePath: tpl + "node-update.yaml", Count: 1},
 			UpdatePerSecond: 5, Subresources: []string{"status"}},
-		&workload.CreatePods{OpPos: workload.OpPos{Index: 8, TemplateIndex: 8}, Count: 3, Namespace: "set-0", PodTemplatePath: tpl + "pod-static.yaml"},
-		&workload.CreatePods{OpPos: workload.OpPos{Index: 9, TemplateIndex: 8}, Count: 3, Namespace: "set-1", PodTemplatePath: tpl + "pod-static.yaml"},
+		&workload.CreatePods{OpPos: workload.OpPos{Index: 8, TemplateIndex: 8}, SignatureBatchSize: 1, Count: 3, Namespace: "set-0", PodTemplatePath: tpl + "pod-static.yaml"},
+		&workload.CreatePods{OpPos: workload.OpPos{Index: 9, TemplateIndex: 8}, SignatureBatchSize: 1, Count: 3, Namespace: "set-1", PodTemplatePath: tpl + "pod-static.yaml"},
 		&workload.DeletePods{OpPos: workload.OpPos{Index: 10, TemplateIndex: 9}, Namespace: "set-0", DeletePodsPerSecond: 10, SkipWaitToCompletion: true},
 		&workload.Sleep{OpPos: workload.OpPos{Index: 11, TemplateIndex: 10}, Duration: 100 * time.Millisecond},
 		&workload.StartCollectingMetrics{OpPos: workload.OpPos{Index: 12, TemplateIndex: 11}, Name: "window",
 			Namespaces: []string{"measured"}, LabelSelector: map[string]string{"app": "measured"}},
-		&workload.CreatePods{OpPos: workload.OpPos{Index: 13, TemplateIndex: 12}, Count: 6, Namespace: "measured",
+		&workload.CreatePods{OpPos: workload.OpPos{Index: 13, TemplateIndex: 12}, SignatureBatchSize: 1, Count: 6, Namespace: "measured",
 			PodTemplatePath: tpl + "pod-indexed.yaml", SteadyState: true, Duration: 2 * time.Second},
 		&workload.StopCollectingMetrics{OpPos: workload.OpPos{Index: 14, TemplateIndex: 13}},
-		&workload.CreatePods{OpPos: workload.OpPos{Index: 15, TemplateIndex: 14}, Count: 6, Namespace: "namespace-15",
+		&workload.CreatePods{OpPos: workload.OpPos{Index: 15, TemplateIndex: 14}, SignatureBatchSize: 1, Count: 6, Namespace: "namespace-15",
 			PodTemplatePath: tpl + "pod-indexed.yaml", CollectMetrics: true},
 	}
 
@@ -137,7 +137,7 @@ func TestCreatePods_Pod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLabels := map[string]string{"app": "measured", "index": "7", "half": "3", "of": "9", "bucket": "b1"}
+	wantLabels := map[string]string{"app": "measured", "index": "7", "half": "3", "of": "9", "bucket": "b1", "signature": "signature-label-7"}
 	if diff := cmp.Diff(wantLabels, pod.Labels); diff != "" {
 		t.Errorf("labels (-want, +got):\n%s", diff)
 	}
@@ -272,7 +272,9 @@ func TestParseTemplate_Render(t *testing.T) {
 		{name: "DivideInt truncates", template: `{{DivideInt .Index 5}}`, index: 14, want: "2"},
 		{name: "DivideFloat", template: `{{DivideFloat .Index 4}}`, index: 3, want: "0.75"},
 		{name: "Mod", template: `{{Mod .Index 3}}`, index: 7, want: "1"},
-		{name: "html escaping like upstream", template: `{{"a<b"}}`, want: "a&lt;b"},
+		{name: "no html escaping, as upstream v1.37", template: `{{"a<b"}}`, want: "a<b"},
+		{name: "Int", template: `{{Int "7"}}/{{Int 2.9}}`, want: "7/2"},
+		{name: "JSON", template: `{{JSON "a<b"}}`, want: `"a<b"`},
 		{name: "division by zero", template: `{{DivideInt 1 0}}`, wantErr: "division by zero"},
 		{name: "not a number", template: `{{AddInt "x"}}`, wantErr: "cannot cast x to float64"},
 		{name: "unknown function", template: `{{Foo 1}}`, wantErr: `function "Foo" not defined`},

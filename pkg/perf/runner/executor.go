@@ -4,17 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
+	"os"
 	"strings"
 	"sync"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -61,6 +56,9 @@ type executor struct {
 	bgMu   sync.Mutex
 	bgErrs []error
 	warnMu sync.Mutex
+
+	// profile is the file of the CPU profile being collected, if any.
+	profile *os.File
 }
 
 // Run runs sel's ops in order against cluster and returns what they
@@ -134,6 +132,11 @@ func (e *executor) run(ctx context.Context) error {
 	opsCtx, cancelOps := context.WithCancel(ctx)
 	runErr := e.runOps(opsCtx)
 	cancelOps()
+	if e.profile != nil { // a workload that failed or forgot stopCollectingProfile
+		if _, err := e.stopProfile(); err != nil {
+			e.warnf("%v", err)
+		}
+	}
 	e.bg.Wait()
 	if e.window != nil { // an op failed inside a window
 		e.window.cancel()
@@ -217,19 +220,21 @@ func (e *executor) runOp(ctx context.Context, op workload.Op, p *OpProgress, sta
 	case *workload.UpdateAny:
 		stat.Namespace = op.Namespace
 		return e.updateAny(ctx, op)
+	case *workload.CreatePodGroups:
+		stat.Namespace = op.Namespace
+		return e.createPodGroups(ctx, op, stat)
+	case *workload.StartCollectingProfile:
+		return e.startProfile(op)
+	case *workload.StopCollectingProfile:
+		return e.stopProfile()
+	case *workload.CreateResourceClaims:
+		stat.Namespace = op.Namespace
+		return e.createResourceClaims(ctx, op, stat)
+	case *workload.AllocResourceClaims:
+		return "", errAllocResourceClaims
 	default:
 		return "", fmt.Errorf("op type %T is not supported", op)
 	}
-}
-
-// windowSummary describes the window that is about to close.
-func (e *executor) windowSummary() string {
-	if e.window == nil {
-		return ""
-	}
-	e.window.mu.Lock()
-	defer e.window.mu.Unlock()
-	return fmt.Sprintf("window %q: %d pods bound in %.1fs", e.window.name, e.window.bound, time.Since(e.window.start).Seconds())
 }
 
 func describe(op workload.Op) string {
@@ -264,6 +269,14 @@ func describe(op workload.Op) string {
 		return fmt.Sprintf("%d × %s", op.Count, op.TemplatePath)
 	case *workload.UpdateAny:
 		return fmt.Sprintf("%d × %s", op.Count, op.TemplatePath)
+	case *workload.CreatePodGroups:
+		return fmt.Sprintf("%d pod groups in %s", op.Count, op.Namespace)
+	case *workload.StartCollectingProfile:
+		return "CPU profile into " + op.FilePath
+	case *workload.CreateResourceClaims:
+		return fmt.Sprintf("%d claims in %s", op.Count, op.Namespace)
+	case *workload.AllocResourceClaims:
+		return "in " + orAll(op.Namespace)
 	}
 	return ""
 }
@@ -286,194 +299,6 @@ func wantOf(op workload.Op) int64 {
 		return int64(op.Count)
 	}
 	return 0
-}
-
-func (e *executor) since(t time.Time) float64 { return t.Sub(e.start).Seconds() }
-
-func (e *executor) warnf(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	e.warnMu.Lock()
-	defer e.warnMu.Unlock()
-	e.result.Warnings = append(e.result.Warnings, msg)
-	fmt.Fprintf(e.opts.Warnings, "warning: %s\n", msg)
-}
-
-// bgError records the failure of something running in the background
-// (upstream: tCtx.Errorf, which fails the workload at its end).
-func (e *executor) bgError(op workload.Op, err error) {
-	if errors.Is(err, context.Canceled) {
-		return
-	}
-	e.bgMu.Lock()
-	defer e.bgMu.Unlock()
-	e.bgErrs = append(e.bgErrs, fmt.Errorf("%s (%s): %w", op.Pos(), op.Opcode(), err))
-}
-
-// withRunLabels returns m plus the run's labels.
-func (e *executor) withRunLabels(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m)+len(e.opts.Labels))
-	maps.Copy(out, m)
-	maps.Copy(out, e.opts.Labels)
-	return out
-}
-
-// ensureNamespace is upstream's createNamespaceIfNotPresent: a namespace
-// the workload does not know yet is created and becomes known. One that
-// exists already (created by a churn op, or on a shared cluster) is used.
-func (e *executor) ensureNamespace(ctx context.Context, namespace string) error {
-	if _, ok := e.podsPerNamespace[namespace]; ok {
-		return nil
-	}
-	if err := e.createNamespace(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
-		return fmt.Errorf("failed to create namespace for Pod: %v: %w", namespace, err)
-	}
-	e.podsPerNamespace[namespace] = 0
-	return nil
-}
-
-var namespacesResource = v1.SchemeGroupVersion.WithResource("namespaces")
-
-// createNamespace creates ns with the run's labels; AlreadyExists is fine.
-func (e *executor) createNamespace(ctx context.Context, ns *v1.Namespace) error {
-	ns = ns.DeepCopy()
-	ns.Labels = e.withRunLabels(ns.Labels)
-	_, err := e.client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		return nil
-	}
-	if err == nil {
-		e.opts.Ledger.Add(ObjectRef{Resource: namespacesResource, Name: ns.Name})
-	}
-	return err
-}
-
-func (e *executor) createNamespaces(ctx context.Context, op *workload.CreateNamespaces, stat *OpStat) (string, error) {
-	for _, name := range op.Names() {
-		ns := op.Namespace.DeepCopy()
-		ns.Name = name
-		err := wait.ExponentialBackoffWithContext(ctx, wait.Backoff{Duration: 100 * time.Millisecond, Factor: 3, Steps: 6}, func(ctx context.Context) (bool, error) {
-			return e.createNamespace(ctx, ns) == nil, nil
-		})
-		if err != nil {
-			return "", fmt.Errorf("create namespace %s: %w", name, err)
-		}
-		stat.Created++
-	}
-	for _, n := range op.Names() {
-		if _, ok := e.podsPerNamespace[n]; !ok {
-			e.podsPerNamespace[n] = 0
-		}
-	}
-	return fmt.Sprintf("%d namespaces", op.Count), nil
-}
-
-// podsIn lists the run's pods in namespace ("" for all) that match
-// selector, from the informer's cache.
-func (e *executor) podsIn(namespace string, selector map[string]string) ([]*v1.Pod, error) {
-	return e.podLister.Pods(namespace).List(labels.SelectorFromSet(e.withRunLabels(selector)))
-}
-
-// isAttempted is upstream's: the pod has a PodScheduled condition.
-func isAttempted(pod *v1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == v1.PodScheduled {
-			return true
-		}
-	}
-	return false
-}
-
-// waitScheduled is upstream's waitUntilPodsScheduledInNamespace: poll once
-// a second (at once first) until want pods in namespace are bound.
-func (e *executor) waitScheduled(ctx context.Context, namespace string, selector map[string]string, want int, p *OpProgress) error {
-	return e.waitPods(ctx, namespace, selector, want, p, false)
-}
-
-// waitAttempted is upstream's waitUntilPodsAttemptedInNamespace.
-func (e *executor) waitAttempted(ctx context.Context, namespace string, selector map[string]string, want int, p *OpProgress) error {
-	return e.waitPods(ctx, namespace, selector, want, p, true)
-}
-
-func (e *executor) waitPods(ctx context.Context, namespace string, selector map[string]string, want int, p *OpProgress, attempted bool) error {
-	var pending *v1.Pod
-	got := 0
-	err := wait.PollUntilContextTimeout(ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
-		pods, err := e.podsIn(namespace, selector)
-		if err != nil {
-			return false, err
-		}
-		got, pending = 0, nil
-		var tried *v1.Pod
-		for _, pod := range pods {
-			switch {
-			case pod.Spec.NodeName != "":
-				got++
-			case isAttempted(pod):
-				if attempted {
-					got++
-				} else if tried == nil {
-					tried = pod
-				}
-			case pending == nil:
-				pending = pod
-			}
-		}
-		if tried != nil {
-			pending = tried
-		}
-		return got >= want, nil
-	})
-	if err == nil {
-		return nil
-	}
-	what := "scheduled"
-	if attempted {
-		what = "attempted"
-	}
-	err = fmt.Errorf("waiting for %d pods in namespace %q to be %s, %d are: %w", want, namespace, what, got, err)
-	if pending != nil {
-		err = fmt.Errorf("%w; at least pod %s/%s is not %s", err, pending.Namespace, pending.Name, what)
-	}
-	return err
-}
-
-// barrier is upstream's runBarrierOp.
-func (e *executor) barrier(ctx context.Context, op *workload.Barrier, p *OpProgress) (string, error) {
-	for _, ns := range op.Namespaces {
-		if _, ok := e.podsPerNamespace[ns]; !ok {
-			return "", fmt.Errorf("unknown namespace %s", ns)
-		}
-	}
-	namespaces := op.Namespaces
-	if len(namespaces) == 0 {
-		for ns := range e.podsPerNamespace {
-			namespaces = append(namespaces, ns)
-		}
-	}
-	total := 0
-	for _, ns := range namespaces {
-		want := e.podsPerNamespace[ns]
-		total += want
-		var err error
-		if op.StageRequirement == workload.Attempted {
-			err = e.waitAttempted(ctx, ns, op.LabelSelector, want, p)
-		} else {
-			err = e.waitScheduled(ctx, ns, op.LabelSelector, want, p)
-		}
-		if err != nil {
-			return "", fmt.Errorf("error waiting for pods in namespace %q: %w", ns, err)
-		}
-	}
-	if op.StageRequirement != workload.Attempted {
-		if len(op.Namespaces) == 0 {
-			e.podsPerNamespace = map[string]int{}
-		} else {
-			for _, ns := range op.Namespaces {
-				delete(e.podsPerNamespace, ns)
-			}
-		}
-	}
-	return fmt.Sprintf("%d pods %s", total, strings.ToLower(string(op.StageRequirement))), nil
 }
 
 // readSchedulerIdentity records the scheduler's version and queue gates
@@ -549,18 +374,4 @@ func (e *executor) sampleQueue(ctx context.Context) (stop func()) {
 			}
 		}
 	}
-}
-
-// restMapping maps an object's kind to its resource.
-func (e *executor) restMapping(apiVersion, kind string) (*meta.RESTMapping, error) {
-	gv, err := parseGroupVersion(apiVersion)
-	if err != nil {
-		return nil, err
-	}
-	m, err := e.mapper.RESTMapping(gv.WithKind(kind).GroupKind(), gv.Version)
-	if err != nil {
-		e.mapper.Reset()
-		return nil, fmt.Errorf("failed mapping %s %s to a resource: %w", apiVersion, kind, err)
-	}
-	return m, nil
 }

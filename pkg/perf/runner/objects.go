@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -14,91 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/util/workqueue"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
-
-var nodesResource = v1.SchemeGroupVersion.WithResource("nodes")
-
-// createNodes is upstream's node preparer: node i from the template (or
-// the default node named node-<opIndex>-<random>), labelled
-// kubernetes.io/hostname=<name>, then the op's strategy applied to each
-// node in order. Nodes are created in parallel, not one by one.
-func (e *executor) createNodes(ctx context.Context, op *workload.CreateNodes, p *OpProgress, stat *OpStat) (string, error) {
-	nodes := make([]*v1.Node, op.Count)
-	var (
-		mu       sync.Mutex
-		firstErr error
-		created  atomic.Int64
-	)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	began := time.Now()
-	workqueue.ParallelizeUntil(ctx, min(e.opts.Parallelism, max(op.Count, 1)), op.Count, func(i int) {
-		n, err := e.createNode(ctx, op, i)
-		if err != nil {
-			mu.Lock()
-			defer mu.Unlock()
-			if firstErr == nil && ctx.Err() == nil {
-				firstErr = err
-				cancel()
-			}
-			return
-		}
-		nodes[i] = n
-		created.Add(1)
-		p.Created.Add(1)
-		p.Bound.Add(1)
-	})
-	stat.Created = int(created.Load())
-	stat.CreateSeconds = time.Since(began).Seconds()
-	if stat.CreateSeconds > 0 {
-		stat.CreateRate = float64(stat.Created) / stat.CreateSeconds
-	}
-	if firstErr != nil {
-		return "", firstErr
-	}
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	if prep := newNodePreparer(op); prep != nil {
-		for _, n := range nodes {
-			if err := prepareNode(ctx, e.client, n, prep); err != nil {
-				return "", fmt.Errorf("aborting node preparation: %w", err)
-			}
-		}
-	}
-	return fmt.Sprintf("%d nodes created in %.2fs", stat.Created, stat.CreateSeconds), nil
-}
-
-func (e *executor) createNode(ctx context.Context, op *workload.CreateNodes, index int) (*v1.Node, error) {
-	base, err := op.Node(index)
-	if err != nil {
-		return nil, fmt.Errorf("node %d: %w", index, err)
-	}
-	for attempt := 0; ; attempt++ {
-		node := base.DeepCopy()
-		if node.Name == "" {
-			node.Name = node.GenerateName + rand.String(5)
-		}
-		if node.Labels == nil {
-			node.Labels = map[string]string{}
-		}
-		node.Labels[v1.LabelHostname] = node.Name
-		node.Labels = e.withRunLabels(node.Labels)
-		got, err := e.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-		if err == nil {
-			e.opts.Ledger.Add(ObjectRef{Resource: nodesResource, Name: got.Name})
-			return got, nil
-		}
-		if attempt == 4 || ctx.Err() != nil {
-			return nil, fmt.Errorf("creating node %d: %w", index, err)
-		}
-	}
-}
 
 func parseGroupVersion(apiVersion string) (schema.GroupVersion, error) {
 	gv, err := schema.ParseGroupVersion(apiVersion)
@@ -315,4 +232,18 @@ func (e *executor) isRunObject(ctx context.Context, res dynamic.ResourceInterfac
 		}
 	}
 	return true
+}
+
+// restMapping maps an object's kind to its resource.
+func (e *executor) restMapping(apiVersion, kind string) (*meta.RESTMapping, error) {
+	gv, err := parseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, err
+	}
+	m, err := e.mapper.RESTMapping(gv.WithKind(kind).GroupKind(), gv.Version)
+	if err != nil {
+		e.mapper.Reset()
+		return nil, fmt.Errorf("failed mapping %s %s to a resource: %w", apiVersion, kind, err)
+	}
+	return m, nil
 }

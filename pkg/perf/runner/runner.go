@@ -79,6 +79,9 @@ type Options struct {
 	// Ledger, when set, records every object the run creates (besides
 	// pods), for a provider that must clean up.
 	Ledger *Ledger
+	// ProfileDir is where a startCollectingProfile's relative filePath is
+	// (upstream: -data-items-dir); empty for the working directory.
+	ProfileDir string
 	// Warnings receives warnings (a throughput interval off by more than the
 	// margin, a window without throughput samples); nil discards them.
 	Warnings io.Writer

@@ -228,3 +228,13 @@ func (e *executor) latencies(w *window, binds []bindEvent) []collect.Latencies {
 	sort.Slice(out, func(i, j int) bool { return out[i].Namespace < out[j].Namespace })
 	return out
 }
+
+// windowSummary describes the window that is about to close.
+func (e *executor) windowSummary() string {
+	if e.window == nil {
+		return ""
+	}
+	e.window.mu.Lock()
+	defer e.window.mu.Unlock()
+	return fmt.Sprintf("window %q: %d pods bound in %.1fs", e.window.name, e.window.bound, time.Since(e.window.start).Seconds())
+}

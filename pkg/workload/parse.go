@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -124,8 +123,8 @@ func LoadFS(fsys fs.FS, name string) (*File, error) {
 // keys, unknown fields and wrong types are errors), there is at least one
 // test case, test case names are unique, each test case has at least one
 // workload (names unique) and one op, and at least one op collects metrics.
-// Opcodes upstream has but this project cannot run are an
-// *UnsupportedOpError. Errors are *Error.
+// An opcode upstream removed (createResourceDriver) is an error that names
+// its replacement. Errors are *Error.
 func Parse(path string, data []byte) (*File, error) {
 	return parseFile(&File{Path: path, Dir: filepath.Dir(path), readFile: readCapped}, data)
 }
@@ -296,19 +295,6 @@ func (f *File) newTestCase(i int, tj *testCaseJSON) (*TestCase, error) {
 	return tc, nil
 }
 
-// resolve makes a path from the file relative to the file's directory.
-// Upstream resolves them relative to the working directory of go test, which
-// is the directory of its config files, so its own files mean the same here.
-func (f *File) resolve(p string) string {
-	if f.inFS {
-		return path.Join(f.Dir, p)
-	}
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(f.Dir, p)
-}
-
 // TestCase returns the test case with that name, or nil.
 func (f *File) TestCase(name string) *TestCase {
 	for _, tc := range f.TestCases {
@@ -327,12 +313,4 @@ func (tc *TestCase) Workload(name string) *Workload {
 		}
 	}
 	return nil
-}
-
-// mergeGates is upstream's featureGatesMerge.
-func mergeGates(src, overrides map[string]bool) map[string]bool {
-	out := make(map[string]bool, len(src)+len(overrides))
-	maps.Copy(out, src)
-	maps.Copy(out, overrides)
-	return out
 }
