@@ -41,6 +41,9 @@ type ExplainOptions struct {
 	// (--scheduler-version); empty: the scheduler's own, from its metrics.
 	SchedulerVersion string
 	schedulerVersion queue.Version
+	// configGiven says which of the scheduler's settings were given as
+	// flags (they override what the scheduler's /configz and /flagz say).
+	configGiven func() gather.ConfigGiven
 	NoMetrics        bool
 	metricsFlags
 
@@ -186,6 +189,13 @@ pages of 5,000, and keeps of each object only what it reads.`,
 	cmd.Flags().DurationVar(&o.PodMaxBackoff, "pod-max-backoff", o.PodMaxBackoff, "The scheduler's podMaxBackoffSeconds")
 	cmd.Flags().DurationVar(&o.PodMaxInUnschedulablePods, "pod-max-in-unschedulable-pods", o.PodMaxInUnschedulablePods, "How long a pod may wait in unschedulablePods before the leftover flush retries it")
 	o.metricsFlags.addFlags(cmd)
+	o.configGiven = func() gather.ConfigGiven {
+		return gather.ConfigGiven{
+			PodInitialBackoff:         cmd.Flags().Changed("pod-initial-backoff"),
+			PodMaxBackoff:             cmd.Flags().Changed("pod-max-backoff"),
+			PodMaxInUnschedulablePods: cmd.Flags().Changed("pod-max-in-unschedulable-pods"),
+		}
+	}
 	o.printFlags.AddFlags(cmd)
 	// wide, name and custom-columns are ours, not the printers'.
 	if f := cmd.Flags().Lookup("output"); f != nil {
@@ -229,6 +239,7 @@ func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
 		opts := withTLSFlags(o.metricsFlags.options(), o.getter)
 		opts.KubeConfig = o.getter.ToRawKubeConfigLoader()
 		opts.Stdin = o.In
+		opts.ExtraPaths = gather.ConfigPaths
 		if o.source, err = metricscrape.Resolve(opts); err != nil {
 			// Not fatal: explain still answers without the metrics.
 			o.source = failedSource{err}
@@ -358,6 +369,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 
 	list := explain.NewExplanationList(explain.Infer(in), warnings, notFound, in.Now)
 	list.Model, list.ModelSource = in.Version.String(), in.VersionSource
+	list.Config = explain.NewConfigStatus(in.Config, g.ConfigSource)
 	if o.SortBy != "" {
 		if err := sortExplanations(list.Items, o.SortBy); err != nil {
 			return err
@@ -411,8 +423,12 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*gather.Result, error) {
 		SchedulerName: o.SchedulerName,
 		Config:        explain.Config{PodInitialBackoff: o.PodInitialBackoff, PodMaxBackoff: o.PodMaxBackoff, PodMaxInUnschedulablePods: o.PodMaxInUnschedulablePods},
 		Version:       o.schedulerVersion,
+		ConfigGiven:   gather.ConfigGiven{PodInitialBackoff: true, PodMaxBackoff: true, PodMaxInUnschedulablePods: true},
 		Now:           o.clock.Now(),
 		Timeout:       o.timeout,
+	}
+	if o.configGiven != nil {
+		req.ConfigGiven = o.configGiven()
 	}
 	if o.NoMetrics {
 		req.MetricsOff = "--no-metrics"

@@ -18,6 +18,8 @@ type ExplanationList struct {
 	// version), and ModelSource where its version came from.
 	Model       string `json:"model,omitempty"`
 	ModelSource string `json:"modelSource,omitempty"`
+	// Config is the scheduler's configuration explain reasoned with.
+	Config *ConfigStatus `json:"config,omitempty"`
 	// Counts is the number of explained pending pods per queue, keyed by
 	// upstream's words (queue.Location.Word).
 	Counts   map[string]int `json:"counts"`
@@ -60,4 +62,23 @@ func (l *ExplanationList) DeepCopyObject() runtime.Object {
 	out := &ExplanationList{}
 	_ = json.Unmarshal(b, out)
 	return out
+}
+
+// ConfigStatus is the scheduler configuration an explanation used, and
+// where it came from (the scheduler's /configz and /flagz, or flags).
+type ConfigStatus struct {
+	PodInitialBackoff         metav1.Duration `json:"podInitialBackoff"`
+	PodMaxBackoff             metav1.Duration `json:"podMaxBackoff"`
+	PodMaxInUnschedulablePods metav1.Duration `json:"podMaxInUnschedulablePods"`
+	Source                    string          `json:"source,omitempty"`
+}
+
+// NewConfigStatus reports c, read from source.
+func NewConfigStatus(c Config, source string) *ConfigStatus {
+	return &ConfigStatus{
+		PodInitialBackoff:         metav1.Duration{Duration: c.PodInitialBackoff},
+		PodMaxBackoff:             metav1.Duration{Duration: c.PodMaxBackoff},
+		PodMaxInUnschedulablePods: metav1.Duration{Duration: c.PodMaxInUnschedulablePods},
+		Source:                    source,
+	}
 }

@@ -42,8 +42,12 @@ type Request struct {
 	Selector string
 	// SchedulerName is the profile whose pods are explained.
 	SchedulerName string
-	// Config is the scheduler's backoff and flush settings.
-	Config explain.Config
+	// Config is the scheduler's backoff and flush settings as the flags
+	// give them (defaults included); ConfigGiven says which the user gave:
+	// the others are read from the scheduler's /configz and /flagz when the
+	// source reaches its endpoint.
+	Config      explain.Config
+	ConfigGiven ConfigGiven
 	// Version is the queue model to explain with; zero: the scheduler's own
 	// version, read from its metrics.
 	Version queue.Version
@@ -61,6 +65,8 @@ type Result struct {
 	Warnings []string
 	// NotFound are the named pods that do not exist.
 	NotFound []string
+	// ConfigSource says where Input.Config came from.
+	ConfigSource string
 }
 
 // Gather lists the pods, the events and the nodes and scrapes the scheduler
@@ -207,12 +213,16 @@ func Gather(ctx context.Context, req Request) (*Result, error) {
 		warnings = append(warnings, snap.Warnings...)
 	}
 	in.Now = now
+	var configNotes []string
+	var configSource string
+	in.Config, configSource, configNotes = schedulerConfig(req, snap)
+	warnings = append(warnings, configNotes...)
 	var note string
 	in.Version, in.VersionSource, note = modelVersion(req.Version, snap)
 	if note != "" {
 		warnings = append(warnings, note)
 	}
-	return &Result{Input: in, Warnings: warnings, NotFound: notFound}, nil
+	return &Result{Input: in, Warnings: warnings, NotFound: notFound, ConfigSource: configSource}, nil
 }
 
 func queueMetrics(s *metricscrape.Snapshot) *explain.QueueMetrics {
