@@ -313,6 +313,25 @@ type explainJSON struct {
 	Items []struct {
 		Namespace, Name, Queue string
 	} `json:"items"`
+	Model       string `json:"model"`
+	ModelSource string `json:"modelSource"`
+	Config      struct {
+		PodMaxInUnschedulablePods string `json:"podMaxInUnschedulablePods"`
+		Source                    string `json:"source"`
+	} `json:"config"`
+}
+
+// readsTheScheduler checks that explain chose the model from the
+// scheduler's own version and read its configuration from /configz and
+// /flagz (served by default from v1.36, the node image's version).
+func readsTheScheduler(t *testing.T, e explainJSON) {
+	t.Helper()
+	if e.Model == "" || !strings.Contains(e.ModelSource, "kubernetes_build_info") {
+		t.Errorf("model %q from %q, want the scheduler's kubernetes_build_info", e.Model, e.ModelSource)
+	}
+	if !strings.Contains(e.Config.Source, "/configz") || !strings.Contains(e.Config.Source, "/flagz") || e.Config.PodMaxInUnschedulablePods != "5m0s" {
+		t.Errorf("config %+v, want it read from /configz and /flagz (leftover 5m0s)", e.Config)
+	}
 }
 
 func TestKind(t *testing.T) {
@@ -349,6 +368,7 @@ func TestKind(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &e); err != nil {
 			t.Fatalf("explain -A -o json: %v\n%s", err, out)
 		}
+		readsTheScheduler(t, e)
 		got := map[string]string{}
 		for _, it := range e.Items {
 			if it.Namespace == ns {
@@ -386,6 +406,13 @@ func TestKind(t *testing.T) {
 				if err != nil {
 					t.Errorf("explain as the ServiceAccount: %v\n%s", err, out)
 				}
+				if tc.metrics {
+					var e explainJSON
+					if err := json.Unmarshal([]byte(out), &e); err != nil {
+						t.Errorf("explain -A -o json: %v\n%s", err, out)
+					}
+					readsTheScheduler(t, e)
+				}
 				out, err = plugin(t, kc, "status", "-o", "json")
 				switch {
 				case tc.statusWant == "" && err != nil:
@@ -414,6 +441,7 @@ func (c *cluster) serviceAccountKubeconfig(t *testing.T, metrics bool) string {
 	rules := []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"pods", "events"}, Verbs: []string{"get", "list"}},
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"get", "list"}},
+		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"list"}},
 		// A WebSocket port-forward (client-go's default since 1.30) is a GET:
 		// v1.36 authorizes it as get, and as create too under
 		// AuthorizePodWebsocketUpgradeCreatePermission.
@@ -421,7 +449,7 @@ func (c *cluster) serviceAccountKubeconfig(t *testing.T, metrics bool) string {
 		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get"}},
 	}
 	if metrics {
-		rules = append(rules, rbacv1.PolicyRule{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}})
+		rules = append(rules, rbacv1.PolicyRule{NonResourceURLs: []string{"/metrics", "/configz", "/flagz"}, Verbs: []string{"get"}})
 	}
 	must := func(_ any, err error) {
 		t.Helper()
