@@ -21,6 +21,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
 )
 
@@ -57,6 +58,10 @@ type Options struct {
 	MaxInFlight int
 	// PopFromBackoffQ is the gate setting, used when Config is nil.
 	PopFromBackoffQ bool
+	// Version is the queue whose behaviour keeps the trace valid (which
+	// pods are in flight when a fail or done names one); zero: the default.
+	// The trace itself names no version.
+	Version queue.Version
 	// Config, if set, is used as is; otherwise one is drawn: usually the
 	// defaults, sometimes other backoff and leftover durations, including
 	// podMaxBackoffSeconds 0 and the largest values a trace may give.
@@ -124,7 +129,9 @@ func Generate(seed int64, opts Options) *trace.Trace {
 	// registration matters: an event no plugin registered is dropped. So the
 	// first operation is an event naming the whole pool; with no pod queued
 	// or in flight, it changes nothing else.
-	g.model = trace.NewModel(g.cfg, g.plugins)
+	cfg := g.cfg
+	cfg.Version = g.opts.Version
+	g.model = trace.NewModel(cfg, g.plugins)
 	if len(g.plugins) > 0 {
 		g.emit(trace.Op{Kind: trace.OpEvent, Event: trace.EventLabels()[g.r.Intn(len(trace.Events))], Queue: append([]string(nil), g.plugins...)})
 	}
