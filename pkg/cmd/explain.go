@@ -44,7 +44,7 @@ type ExplainOptions struct {
 	// configGiven says which of the scheduler's settings were given as
 	// flags (they override what the scheduler's /configz and /flagz say).
 	configGiven func() gather.ConfigGiven
-	NoMetrics        bool
+	NoMetrics   bool
 	metricsFlags
 
 	PodInitialBackoff         time.Duration
