@@ -1,4 +1,4 @@
-# kubectl-schedq. `make test` is what CI runs.
+# kubectl-schedq. `make help` lists the targets; CI runs .ci/run, which runs `make test`.
 GO        ?= go
 BIN       := bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
@@ -9,10 +9,13 @@ FUZZTIME  ?= 30s
 PERF_KUBE_VERSION = $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2 }' perf/go.mod)
 
 .PHONY: perf perf-compare-upstream demo mixin test-mixin mixin-recordings
-.PHONY: all build build-perf test test-root test-perf bench fuzz lint lint-root lint-perf difftest upstreamqueue gates etcd upstream-workloads tidy-check clean
+.PHONY: help all build build-perf test test-root test-perf bench fuzz lint lint-root lint-perf difftest upstreamqueue gates etcd upstream-workloads tidy-check clean
 .PHONY: dist krew-manifest krew-tools krew-validate go-install-check goreleaser-tool goreleaser-check release-check
 
 all: build
+
+help: ## this list: every documented target and what it does
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_.-]+:.*## / {printf "  %-24s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 build: ## the plugin → bin/kubectl-schedq
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-schedq ./cmd/kubectl-schedq
