@@ -4,7 +4,9 @@
 // the plugin binary never does.
 package perf
 
-// The blank imports pin the module graph until the packages that use them land.
+// The blank imports keep these packages in perf's module graph whatever
+// else changes: go mod tidy would otherwise drop a requirement that only a
+// generated or build-tagged package (difftest's upstream queue copy) needs.
 import (
 	_ "go.etcd.io/etcd/server/v3/embed"
 	_ "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"

@@ -1,4 +1,4 @@
-// Package testsupport holds what the perf module's tests share: a log tail
+// Package testsupport holds what the tests of both modules share: a log tail
 // for control planes started in tests, a poller, and golden files.
 package testsupport
 
