@@ -561,7 +561,7 @@ func (p *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *QueuedPodInfo, podSc
 	pInfo.Timestamp = p.clock.Now()
 	pInfo.BackoffExpiration = time.Time{}
 	pInfo.WasFlushedFromUnschedulable = false
-	pInfo.FlushTimestamp = time.Time{}
+	pInfo.flushedAfter = 0
 	p.requeuePodWithQueueingStrategy(pInfo, p.determineSchedulingHintForInFlightPod(pInfo), ScheduleAttemptFailure)
 	return true
 }
@@ -609,14 +609,12 @@ func (p *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	now := p.clock.Now()
 	podsToMove := p.takeMoveScratch()
 	for _, pInfo := range p.unschedulablePods.pods {
-		last := pInfo.Timestamp
-		if pInfo.FlushTimestamp.After(last) {
-			last = pInfo.FlushTimestamp
-		}
+		// FlushTimestamp, when set, is after Timestamp.
+		last := pInfo.Timestamp.Add(pInfo.flushedAfter)
 		if now.Sub(last) > p.podMaxInUnschedulablePodsDuration {
 			pInfo.WasFlushedFromUnschedulable = true
 			if p.flushReevaluatesGated {
-				pInfo.FlushTimestamp = now
+				pInfo.flushedAfter = now.Sub(pInfo.Timestamp)
 			}
 			podsToMove = append(podsToMove, pInfo)
 		}

@@ -81,9 +81,20 @@ type QueuedPodInfo struct {
 	GatingPluginEvents []ClusterEvent
 	// WasFlushedFromUnschedulable is set by the leftover flush.
 	WasFlushedFromUnschedulable bool
-	// FlushTimestamp is when the leftover flush last picked the pod
-	// (v1.37), cleared at each failure.
-	FlushTimestamp time.Time
+	// flushedAfter is upstream's FlushTimestamp (v1.37), when the leftover
+	// flush last picked the pod, as the time since Timestamp (0: not since
+	// the pod's last failure, which sets Timestamp and clears both): 8 bytes
+	// rather than a time.Time's 24, as every queued pod carries it.
+	flushedAfter time.Duration
+}
+
+// FlushTimestamp is when the leftover flush last picked the pod (v1.37;
+// zero when it has not since the pod's last failure).
+func (p *QueuedPodInfo) FlushTimestamp() time.Time {
+	if p.flushedAfter == 0 {
+		return time.Time{}
+	}
+	return p.Timestamp.Add(p.flushedAfter)
 }
 
 // Gated reports whether a PreEnqueue plugin holds the pod back.
