@@ -20,6 +20,17 @@ import (
 // reached a real perf run would start the test binary as its child, and
 // that one every test again.
 func TestMain(m *testing.M) {
+	// The signal tests run the test binary as the plugin, and its perf
+	// runs run it as their workload processes.
+	if os.Getenv(actAsPluginEnv) == "1" {
+		root := NewCmdSchedq(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
+		root.SetArgs(os.Args[1:])
+		if err := root.Execute(); err != nil {
+			fmt.Fprintf(os.Stderr, "error: %v\n", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	for _, a := range os.Args[1:] {
 		if a == run.ChildCommand {
 			fmt.Fprintln(os.Stderr, "a test started a perf run's workload process")
