@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -94,11 +95,19 @@ func pendingPodNames(ctx context.Context, client kubernetes.Interface, ns string
 	return names, nil
 }
 
-// withClient runs f with a client and the command's bound.
+// completionTimeout bounds a completion's calls unless --request-timeout
+// is given: a shell waits on them at every Tab, and kubectl's own
+// completion gives its calls 5s.
+var completionTimeout = 5 * time.Second
+
+// withClient runs f with a client and completion's bound.
 func withClient(cmd *cobra.Command, getter genericclioptions.RESTClientGetter, f func(context.Context, kubernetes.Interface) error) error {
 	bound, err := requestTimeout(cmd, getter)
 	if err != nil {
 		return err
+	}
+	if fl := cmd.Flags().Lookup("request-timeout"); fl == nil || !fl.Changed {
+		bound = min(bound, completionTimeout)
 	}
 	cfg, err := restConfig(getter, "")
 	if err != nil {

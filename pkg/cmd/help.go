@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -54,6 +56,35 @@ func setUpHelp(root *cobra.Command) {
 			fmt.Fprintf(c.OutOrStdout(), "The following options can be passed to any command:\n\n%s", root.PersistentFlags().FlagUsages())
 		},
 	})
+}
+
+// requireSubcommand makes a command that only groups others refuse what is
+// not one of them (cobra prints the help and exits 0 for a command that
+// cannot run), and print its help when given nothing.
+func requireSubcommand(c *cobra.Command) {
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return c.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+		}
+		return usageError(c, errors.New(msg))
+	}
+}
+
+// withoutClusterFlags marks c and its subcommands as reading no cluster,
+// so that their help does not list flags that do not apply.
+func withoutClusterFlags(c *cobra.Command) {
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[noClusterFlags] = "true"
+	for _, sub := range c.Commands() {
+		withoutClusterFlags(sub)
+	}
 }
 
 // usageError points a mistyped command line at its help.

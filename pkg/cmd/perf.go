@@ -18,6 +18,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
@@ -56,6 +57,7 @@ and measure the scheduler as upstream's harness does, plus the queue over time.
 The KEP-5142 workloads are built in: ` + "`perf list`" + ` shows them.`,
 	}
 	cmd.AddCommand(PerfCommands(cfg, streams)...)
+	requireSubcommand(cmd)
 	return cmd
 }
 
@@ -210,6 +212,13 @@ func (o *PerfRunOptions) Validate() error {
 	if err != nil {
 		return err
 	}
+	// No kubeconfig at all is said as status and explain say it, before
+	// a child process meets it in client-go's words.
+	if cf := o.cfg.ConfigFlags; cf != nil && o.opts.Cluster == provider.NameKubeconfig {
+		if _, err := restConfig(cf, ""); err != nil {
+			return err
+		}
+	}
 	o.plan = p
 	return nil
 }
@@ -283,9 +292,16 @@ performance size in minutes). Run one with: run NAME.`,
 				enc := json.NewEncoder(streams.Out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(map[string]any{"items": infos})
+			case "yaml":
+				data, err := yaml.Marshal(map[string]any{"items": infos})
+				if err != nil {
+					return err
+				}
+				_, err = streams.Out.Write(data)
+				return err
 			case "":
 			default:
-				return fmt.Errorf("-o %q: want json (or nothing for the table)", output)
+				return fmt.Errorf("-o %q: want json or yaml (or nothing for the table)", output)
 			}
 			tw := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tTEST CASE\tSIZES\tPURPOSE")
@@ -305,14 +321,15 @@ performance size in minutes). Run one with: run NAME.`,
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: json")
-	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletion("json"))
+	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: json or yaml")
+	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletion("json", "yaml"))
+	withoutClusterFlags(cmd)
 	return cmd
 }
 
 // NewCmdPerfReport returns `perf report`.
 func NewCmdPerfReport(cfg PerfConfig, streams genericiooptions.IOStreams) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "report DIR",
 		Short: "Print a finished run's table again and rewrite its report.html and summary.txt",
 		Long: `Read DIR/results.json, written by run --out DIR, print its table (side by
@@ -321,14 +338,14 @@ DIR/summary.txt. Nothing is run again.`,
 		Example: fmt.Sprintf("  %[1]s run backoff-drain --compare SchedulerPopFromBackoffQ --out results/\n  %[1]s report results/", cfg.CommandPath),
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			cmd.SilenceUsage = true
 			table, err := run.Report(args[0], cfg.CommandPath+" report "+args[0])
-			if err != nil {
-				return err
-			}
-			fmt.Fprint(streams.Out, table)
-			return nil
+			fmt.Fprint(streams.Out, table) // a failed run's table too
+			return err
 		},
 	}
+	withoutClusterFlags(cmd)
+	return cmd
 }
 
 // cleanupTimeout bounds `perf cleanup` as a whole; each call is bounded

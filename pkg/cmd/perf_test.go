@@ -27,7 +27,7 @@ func TestPerf_Command(t *testing.T) {
 		wantErr string
 	}{
 		{"list names every built-in workload", []string{"perf", "list"}, []string{"NAME", "SIZES", "PURPOSE", infos[0].Name, infos[len(infos)-1].Name, "(integration-test)"}, ""},
-		{"list -o yaml is refused", []string{"perf", "list", "-o", "yaml"}, nil, `-o "yaml": want json`},
+		{"list -o xml is refused", []string{"perf", "list", "-o", "xml"}, nil, `-o "xml": want json or yaml`},
 		{"run needs a workload", []string{"perf", "run"}, nil, "accepts 1 arg(s)"},
 		{"run an unknown name", []string{"perf", "run", "no-such"}, nil, "neither a file nor an embedded workload"},
 		{"run embedded from the plugin", []string{"perf", "run", "backoff-drain", "--cluster", "embedded"}, nil, "make build-perf"},

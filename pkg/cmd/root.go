@@ -52,5 +52,13 @@ pod sits in, why, and when the scheduler will try it next.`,
 			ConfigFlags:    configFlags,
 		}, streams),
 	)
+	// cobra adds completion when it runs; add it now to fix its help.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			requireSubcommand(c)
+			withoutClusterFlags(c)
+		}
+	}
 	return root
 }

@@ -62,7 +62,7 @@ func init() {
 
 // ErrNoContainerRuntime is returned when kind has nothing to run its node
 // containers with.
-var ErrNoContainerRuntime = errors.New("kind needs Docker (or Podman or nerdctl) and none answers on this machine; install one, or use --cluster embedded")
+var ErrNoContainerRuntime = errors.New("kind needs Docker (or Podman or nerdctl) and none answers on this machine; start one, or run on a cluster you name with --cluster kubeconfig --allow-existing-cluster, or with schedq-perf (make build-perf) on --cluster embedded")
 
 // Name implements Provider.
 func (*Kind) Name() string { return NameKind }

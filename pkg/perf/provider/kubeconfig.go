@@ -133,10 +133,11 @@ func (k *Kubeconfig) Start(ctx context.Context, spec Spec) (*Instance, error) {
 			RESTConfig: cfg,
 			Metrics:    reader,
 		},
-		Ledger:        ledger,
-		StartDuration: time.Since(began),
-		Notes: []string{fmt.Sprintf("running on %s; everything the run creates is labelled %s=%s and deleted at the end",
-			where, runner.RunLabelKey, spec.RunLabels[runner.RunLabelKey])},
+		Ledger:          ledger,
+		StartDuration:   time.Since(began),
+		NamespacePrefix: NamespacePrefix(spec.RunLabels[runner.RunLabelKey]),
+		Notes: []string{fmt.Sprintf("running on %s in namespaces of its own (%s…); everything the run creates is labelled %s=%s and deleted at the end",
+			where, NamespacePrefix(spec.RunLabels[runner.RunLabelKey]), runner.RunLabelKey, spec.RunLabels[runner.RunLabelKey])},
 	}
 	inst.stop = func(ctx context.Context) error {
 		keeper.stop()
@@ -159,6 +160,16 @@ func (k *Kubeconfig) bound() time.Duration {
 		return k.RequestTimeout
 	}
 	return DefaultRequestTimeout
+}
+
+// NamespacePrefix is what a run on an existing cluster puts before the
+// workload's namespaces: schedq-<run id>-, so that namespace-1 of run
+// 3f9a1c02de is schedq-3f9a1c02de-namespace-1.
+func NamespacePrefix(runID string) string {
+	if runID == "" {
+		return ""
+	}
+	return "schedq-" + runID + "-"
 }
 
 // cleanupClient is client without client-side throttling (client-go's

@@ -66,6 +66,10 @@ type Instance struct {
 	// Notes are facts about the cluster worth printing once (its version,
 	// what it does differently from upstream's harness).
 	Notes []string
+	// NamespacePrefix, when set, goes before every namespace the workload
+	// names (runner.Options.NamespacePrefix): set on a cluster the run
+	// shares with others, so that two runs never meet.
+	NamespacePrefix string
 	// Removed says what Stop removed ("3300 pods, 50 nodes, …"), once it
 	// has run; empty when it deleted a whole cluster.
 	Removed string

@@ -135,14 +135,15 @@ func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer) *runner.Res
 		queueInterval = -1
 	}
 	got, runErr := runner.Run(ctx, s, inst.Cluster, runner.Options{
-		Topic:         spec.Topic,
-		Labels:        runLabels,
-		Variant:       spec.Variant.Name,
-		Progress:      runner.NewProgress(stderr, spec.Terminal),
-		Parallelism:   spec.Parallel,
-		QueueInterval: queueInterval,
-		Ledger:        inst.Ledger,
-		Warnings:      stderr,
+		Topic:           spec.Topic,
+		Labels:          runLabels,
+		Variant:         spec.Variant.Name,
+		NamespacePrefix: inst.NamespacePrefix,
+		Progress:        runner.NewProgress(stderr, spec.Terminal),
+		Parallelism:     spec.Parallel,
+		QueueInterval:   queueInterval,
+		Ledger:          inst.Ledger,
+		Warnings:        stderr,
 	})
 	res = got
 	res.FeatureGates, res.EmulationVersion, res.StartupDuration = gates, emulation, inst.StartDuration

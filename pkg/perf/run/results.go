@@ -182,6 +182,8 @@ func WriteReport(dir string, h report.HTML) (string, []string, error) {
 
 // Report reads DIR/results.json, rewrites DIR's report.html and
 // summary.txt, and returns the table. command is what the report quotes.
+// When workload runs failed it returns the table and a *FailedRunsError
+// with their reasons.
 func Report(dir, command string) (string, error) {
 	path := filepath.Join(dir, "results.json")
 	data, err := os.ReadFile(path)
@@ -206,7 +208,37 @@ func Report(dir, command string) (string, error) {
 		h.Gate, h.Pairs = gate, report.PairResults(on, off)
 	}
 	table, _, err := WriteReport(dir, h)
-	return table, err
+	if err != nil {
+		return "", err
+	}
+	if f := failedRuns(all); f != nil {
+		return table, f
+	}
+	return table, nil
+}
+
+// FailedRunsError says which workload runs of a run failed, and why.
+type FailedRunsError struct {
+	Total int
+	// Failed are "TestCase/Workload [variant]: reason".
+	Failed []string
+}
+
+func (e *FailedRunsError) Error() string {
+	return fmt.Sprintf("%d of %d workload runs failed:\n  %s", len(e.Failed), e.Total, strings.Join(e.Failed, "\n  "))
+}
+
+func failedRuns(all []*runner.Result) *FailedRunsError {
+	var failed []string
+	for _, r := range all {
+		if r.Error != "" {
+			failed = append(failed, strings.TrimSpace(r.TestCase+"/"+r.Workload+" "+r.Variant)+": "+r.Error)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return &FailedRunsError{Total: len(all), Failed: failed}
 }
 
 // ComparedGate finds the gate of a --compare run: every result's variant

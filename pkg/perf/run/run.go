@@ -276,8 +276,16 @@ func (p *Plan) Run(ctx context.Context, interrupts <-chan os.Signal) error {
 	return nil
 }
 
-// watchInterrupts cancels the run on the first signal and closes hardStop
-// on the second.
+// interruptGrace is how long after the first signal another one is the
+// same interrupt. coreutils' timeout, CI runners and terminals signal the
+// process and then its whole group, so one interrupt can arrive twice a few
+// microseconds apart; a person who means to leave at once presses again
+// later.
+var interruptGrace = 500 * time.Millisecond
+
+// watchInterrupts cancels the run on the first signal, SIGINT or SIGTERM
+// alike, and closes hardStop on a second that comes interruptGrace or more
+// after it.
 func watchInterrupts(sigs <-chan os.Signal, cancel func(), hardStop chan struct{}) {
 	if sigs == nil {
 		return
@@ -285,11 +293,17 @@ func watchInterrupts(sigs <-chan os.Signal, cancel func(), hardStop chan struct{
 	if _, ok := <-sigs; !ok {
 		return
 	}
+	first := time.Now()
 	cancel()
-	if _, ok := <-sigs; !ok {
-		return
+	for {
+		if _, ok := <-sigs; !ok {
+			return
+		}
+		if time.Since(first) >= interruptGrace {
+			close(hardStop)
+			return
+		}
 	}
-	close(hardStop)
 }
 
 func compareNote(gate string) string {

@@ -141,6 +141,7 @@ func TestRun_secondInterrupt(t *testing.T) {
 		t.Fatalf("Run returned after one interrupt (%v), while the child still cleans up", err)
 	default:
 	}
+	time.Sleep(interruptGrace) // a second interrupt, not the first twice
 	began := time.Now()
 	sigs <- os.Interrupt
 	select {
@@ -219,5 +220,42 @@ func TestRun_failedRunKeepsGoodResults(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "not over the good run's in "+o.Out) {
 		t.Errorf("stderr does not say where the results went:\n%s", stderr)
+	}
+}
+
+// TestWatchInterrupts: a signal delivered twice at once (to the process and
+// to its group) is one interrupt; only one that comes later stops at once.
+func TestWatchInterrupts(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		gap      time.Duration
+		hardStop bool
+	}{
+		{"one signal to the process and its group", 0, false},
+		{"the same signal 50ms later", 50 * time.Millisecond, false},
+		{"a second signal later", interruptGrace + 100*time.Millisecond, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sigs := make(chan os.Signal, 2)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			hardStop := make(chan struct{})
+			go watchInterrupts(sigs, cancel, hardStop)
+			sigs <- os.Interrupt
+			time.Sleep(tc.gap)
+			sigs <- os.Interrupt
+			<-ctx.Done()
+			select {
+			case <-hardStop:
+				if !tc.hardStop {
+					t.Error("one interrupt counted twice")
+				}
+			case <-time.After(200 * time.Millisecond):
+				if tc.hardStop {
+					t.Error("a second, later interrupt did not stop at once")
+				}
+			}
+			close(sigs)
+		})
 	}
 }

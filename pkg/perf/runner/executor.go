@@ -67,7 +67,7 @@ type executor struct {
 func Run(ctx context.Context, sel *workload.Selected, cluster Cluster, opts Options) (*Result, error) {
 	opts = opts.withDefaults()
 	e := &executor{
-		sel:              sel,
+		sel:              withNamespacePrefix(sel, opts.NamespacePrefix),
 		cluster:          cluster,
 		opts:             opts,
 		podsPerNamespace: map[string]int{},
@@ -78,6 +78,8 @@ func Run(ctx context.Context, sel *workload.Selected, cluster Cluster, opts Opti
 			Workload: sel.Workload,
 			Cluster:  cluster.Name,
 			Variant:  opts.Variant,
+
+			NamespacePrefix: opts.NamespacePrefix,
 		},
 	}
 	err := e.run(ctx)

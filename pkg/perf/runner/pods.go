@@ -26,7 +26,9 @@ func (e *executor) createPods(ctx context.Context, op *workload.CreatePods, p *O
 		return "", err
 	}
 	if op.CollectMetrics {
-		if err := e.startWindow(ctx, op.Namespace, []string{op.Namespace}, nil); err != nil {
+		// The window keeps the workload's name for the namespace, so that
+		// runs compare whatever their namespaces were called.
+		if err := e.startWindow(ctx, strings.TrimPrefix(op.Namespace, e.opts.NamespacePrefix), []string{op.Namespace}, nil); err != nil {
 			return "", err
 		}
 	}

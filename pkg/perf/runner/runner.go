@@ -62,6 +62,10 @@ type Options struct {
 	Labels map[string]string
 	// Variant names the side of a comparison, for progress and the result.
 	Variant string
+	// NamespacePrefix, when set, is put before every namespace the workload
+	// names (withNamespacePrefix): a run on a cluster others use gets
+	// namespaces of its own. Windows keep the names the workload gives.
+	NamespacePrefix string
 	// Progress receives op progress; nil reports nothing.
 	Progress Progress
 	// Parallelism is how many goroutines create pods and nodes (upstream:
@@ -137,6 +141,9 @@ type Result struct {
 	// Variant is Options.Variant: the side of a comparison
 	// ("SchedulerPopFromBackoffQ=true"), empty otherwise.
 	Variant string `json:"variant,omitempty"`
+	// NamespacePrefix is Options.NamespacePrefix: the run's namespaces are
+	// the workload's with it in front.
+	NamespacePrefix string `json:"namespacePrefix,omitempty"`
 	// FeatureGates are the gates the control plane ran with, as the caller
 	// reports them; SchedulerGates are the scheduler's own report
 	// (kubernetes_feature_enabled) of the queue gates, when it has metrics.
