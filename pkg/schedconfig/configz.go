@@ -4,8 +4,8 @@
 // values; fetching them is the caller's.
 //
 // kube-scheduler v1.34 and v1.35 serve /configz as the scheduler's internal
-// configuration type marshalled with encoding/json: PascalCase keys, no
-// apiVersion or kind. v1.36 and later convert it to
+// configuration type marshalled with encoding/json: PascalCase keys, no kind
+// (but an apiVersion). v1.36 and later convert it to
 // kubescheduler.config.k8s.io/v1 first: camelCase keys and a GVK. Both are
 // read here, by their exact keys (encoding/json would match either case, and
 // the shape is part of the answer).
@@ -24,7 +24,8 @@ type Shape string
 
 const (
 	// ShapeInternal is kube-scheduler's internal configuration type, served
-	// by v1.34 and v1.35: PascalCase keys, no apiVersion or kind.
+	// by v1.34 and v1.35: PascalCase keys, no kind (an apiVersion may be
+	// there).
 	ShapeInternal Shape = "internal"
 	// ShapeV1 is kubescheduler.config.k8s.io/v1, served from v1.36 on.
 	ShapeV1 Shape = "kubescheduler.config.k8s.io/v1"
@@ -193,43 +194,43 @@ func keysFor(s Shape) keys {
 	}
 }
 
-// detectShape tells the two shapes apart by apiVersion, else by the case of
-// the keys kube-scheduler always writes in the internal shape.
+// detectShape tells the two shapes apart by the case of the keys: the
+// internal type has no JSON tags, so encoding/json writes its field names.
+// Its embedded TypeMeta does have tags: v1.34 and v1.35 write the apiVersion
+// the defaults were decoded from (kubescheduler.config.k8s.io/v1) and no kind,
+// so apiVersion alone does not tell v1 apart.
 func detectShape(cc object) (Shape, error) {
-	if raw, ok := cc.fields["apiVersion"]; ok {
-		var apiVersion string
-		if err := json.Unmarshal(raw, &apiVersion); err != nil {
-			return "", &FieldError{Field: cc.path("apiVersion"), Problem: "want a string, got " + jsonKind(raw)}
-		}
-		// The internal type embeds TypeMeta: an empty apiVersion is still
-		// the internal shape.
-		if apiVersion != "" {
-			if apiVersion != v1APIVersion {
-				return "", &FieldError{Field: cc.path("apiVersion"), Problem: fmt.Sprintf("%q is not %s, the version kube-scheduler v1.36 and later serve", apiVersion, v1APIVersion)}
-			}
-			if kind := stringOr(cc.fields["kind"], ""); kind != v1Kind {
-				return "", &FieldError{Field: cc.path("kind"), Problem: fmt.Sprintf("%q is not %s", kind, v1Kind)}
-			}
-			return ShapeV1, nil
-		}
-	}
 	internal := keysFor(ShapeInternal)
 	for _, k := range []string{internal.profiles, internal.podInitialBackoff, internal.podMaxBackoff} {
 		if _, ok := cc.fields[k]; ok {
 			return ShapeInternal, nil
 		}
 	}
-	v1 := keysFor(ShapeV1)
-	for _, k := range []string{v1.profiles, v1.podInitialBackoff, v1.podMaxBackoff} {
-		if _, ok := cc.fields[k]; ok {
-			return "", &FieldError{Field: cc.path("apiVersion"), Problem: fmt.Sprintf("missing; camelCase keys are %s's, which kube-scheduler serves with its apiVersion and kind", v1APIVersion)}
+	raw, hasAPIVersion := cc.fields["apiVersion"]
+	if !hasAPIVersion {
+		v1 := keysFor(ShapeV1)
+		for _, k := range []string{v1.profiles, v1.podInitialBackoff, v1.podMaxBackoff} {
+			if _, ok := cc.fields[k]; ok {
+				return "", &FieldError{Field: cc.path("apiVersion"), Problem: fmt.Sprintf("missing; camelCase keys are %s's, which kube-scheduler serves with its apiVersion and kind", v1APIVersion)}
+			}
 		}
+		where := cc.path("")
+		if where == "" {
+			where = "the document"
+		}
+		return "", &FieldError{Problem: fmt.Sprintf("%s is not a kube-scheduler configuration: no apiVersion, Profiles or PodInitialBackoffSeconds (is the URL a kube-scheduler's /configz?)", where)}
 	}
-	where := cc.path("")
-	if where == "" {
-		where = "the document"
+	var apiVersion string
+	if err := json.Unmarshal(raw, &apiVersion); err != nil {
+		return "", &FieldError{Field: cc.path("apiVersion"), Problem: "want a string, got " + jsonKind(raw)}
 	}
-	return "", &FieldError{Problem: fmt.Sprintf("%s is not a kube-scheduler configuration: no apiVersion, Profiles or PodInitialBackoffSeconds (is the URL a kube-scheduler's /configz?)", where)}
+	if apiVersion != v1APIVersion {
+		return "", &FieldError{Field: cc.path("apiVersion"), Problem: fmt.Sprintf("%q is not %s, the version kube-scheduler v1.36 and later serve", apiVersion, v1APIVersion)}
+	}
+	if kind := stringOr(cc.fields["kind"], ""); kind != v1Kind {
+		return "", &FieldError{Field: cc.path("kind"), Problem: fmt.Sprintf("%q is not %s", kind, v1Kind)}
+	}
+	return ShapeV1, nil
 }
 
 // backoffField reads one of the backoff durations: required in the internal
