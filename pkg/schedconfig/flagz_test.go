@@ -96,7 +96,7 @@ func TestParseFlagz_errors(t *testing.T) {
 		{"not a separator", "\nkube-scheduler flags\nv|1\n", "text/plain", `flagz: "|" is not a flagz separator (":", ": ", "=" or " ")`},
 		{"a line without a name", "kube-scheduler flags\n=1\n", "text/plain", `flagz: line 2: "=1" does not start with a flag name`},
 		{"duplicate", "kube-scheduler flags\nv=1\nv=2\n", "text/plain", "flagz: line 3: flag v appears twice"},
-		{"yaml", "kind: Flagz", "application/yaml", "flagz: Content-Type: application/yaml is not read; ask for Accept: application/json;as=Flagz;v=v1beta1;g=config.k8s.io, or text/plain"},
+		{"yaml", "kind: Flagz", "application/yaml", "flagz: Content-Type: application/yaml is not read; ask with Accept: " + FlagzAccept},
 		{"bad content type", "{}", "application/json;;", `flagz: Content-Type: "application/json;;": mime: invalid media parameter`},
 		{"json not an object", "[]", "application/json", "flagz: the document: want a JSON object, got an array"},
 		{"json truncated", `{"kind":"Flagz"`, "application/json", "flagz: the document: not valid JSON: unexpected end of JSON input"},
