@@ -139,6 +139,9 @@ func parseConfigz(data []byte) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	if err := statusError(data); err != nil {
+		return Config{}, err
+	}
 	cc := root
 	if raw, ok := root.fields[ConfigzKey]; ok {
 		if cc, err = decodeObject(ConfigzKey, raw); err != nil {
@@ -231,6 +234,22 @@ func detectShape(cc object) (Shape, error) {
 		return "", &FieldError{Field: cc.path("kind"), Problem: fmt.Sprintf("%q is not %s", kind, v1Kind)}
 	}
 	return ShapeV1, nil
+}
+
+// statusError turns a v1 Status (what the scheduler's authorizer answers
+// with 403) into an error quoting it; nil for anything else.
+func statusError(data []byte) error {
+	var st struct {
+		Kind       string `json:"kind"`
+		APIVersion string `json:"apiVersion"`
+		Message    string `json:"message"`
+		Reason     string `json:"reason"`
+		Code       int    `json:"code"`
+	}
+	if json.Unmarshal(data, &st) != nil || st.Kind != "Status" || st.APIVersion != "v1" {
+		return nil
+	}
+	return &FieldError{Problem: fmt.Sprintf("the answer is a Status, not the document asked for: %d %s: %s", st.Code, st.Reason, st.Message)}
 }
 
 // backoffField reads one of the backoff durations: required in the internal

@@ -94,6 +94,8 @@ func TestParseConfigz_errors(t *testing.T) {
 		{"wrapper not an object", `{"componentconfig":"x"}`, "configz: componentconfig: want a JSON object, got a string"},
 		{"neither shape", `{"componentconfig":{"foo":1}}`,
 			"configz: componentconfig is not a kube-scheduler configuration: no apiVersion, Profiles or PodInitialBackoffSeconds (is the URL a kube-scheduler's /configz?)"},
+		{"a 403 Status", `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \"system:serviceaccount:default:nobody\" cannot get path \"/configz\"","reason":"Forbidden","details":{},"code":403}`,
+			`configz: the answer is a Status, not the document asked for: 403 Forbidden: forbidden: User "system:serviceaccount:default:nobody" cannot get path "/configz"`},
 		{"another component's configz", `{"kubeletconfig":{"apiVersion":"kubelet.config.k8s.io/v1beta1"}}`,
 			"configz: the document is not a kube-scheduler configuration: no apiVersion, Profiles or PodInitialBackoffSeconds (is the URL a kube-scheduler's /configz?)"},
 		{"old apiVersion", `{"componentconfig":{"apiVersion":"kubescheduler.config.k8s.io/v1beta3","kind":"KubeSchedulerConfiguration","profiles":[]}}`,

@@ -146,6 +146,9 @@ func parseFlagzJSON(data []byte) (Flags, error) {
 	if err != nil {
 		return Flags{}, err
 	}
+	if err := statusError(data); err != nil {
+		return Flags{}, err
+	}
 	f := Flags{}
 	switch apiVersion := stringOr(o.fields["apiVersion"], ""); apiVersion {
 	case string(FlagzV1alpha1), string(FlagzV1beta1):
