@@ -3,7 +3,7 @@
 # and /flagz, into testdata/schedulers/VERSION/ (or OUTDIR).
 #
 # The kube-scheduler is built from Go modules: a throwaway module in a
-# temporary directory requires k8s.io/kubernetes@VERSION, with its staging
+# directory of RECORD_CACHE requires k8s.io/kubernetes@VERSION, with its staging
 # modules replaced by k8s.io/*@v0.MINOR.PATCH as Kubernetes' own go.mod lists
 # them. It runs as its own process, with its default configuration, against
 # the embedded control plane of bin/schedq-perf (make build-perf), whose own
@@ -24,6 +24,7 @@
 #   RECORD_CACHE   where built schedulers are kept between runs
 #                  (default ${TMPDIR:-/tmp}/schedq-record)
 #   SECURE_PORT    the recorded scheduler's port on 127.0.0.1 (default 10959)
+#   BUILD_ONLY=1   build the scheduler into RECORD_CACHE and stop
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
