@@ -17,6 +17,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 )
 
 // Shape is the form a /configz answer takes.
@@ -40,9 +43,9 @@ const (
 	v1Kind       = "KubeSchedulerConfiguration"
 
 	// DefaultPodInitialBackoffSeconds and DefaultPodMaxBackoffSeconds are
-	// upstream's defaults, which a v1 document may leave out.
-	DefaultPodInitialBackoffSeconds = 1
-	DefaultPodMaxBackoffSeconds     = 10
+	// upstream's defaults (the queue's), which a v1 document may leave out.
+	DefaultPodInitialBackoffSeconds = int64(queue.DefaultPodInitialBackoffDuration / time.Second)
+	DefaultPodMaxBackoffSeconds     = int64(queue.DefaultPodMaxBackoffDuration / time.Second)
 	// DefaultSchedulerName is the name of a v1 profile that gives none.
 	DefaultSchedulerName = "default-scheduler"
 )

@@ -36,13 +36,11 @@ const (
 		"application/json;as=Flagz;v=v1alpha1;g=config.k8s.io;q=0.9, text/plain;q=0.5"
 
 	// PodMaxInUnschedulablePodsDurationFlag is kube-scheduler's deprecated
-	// flag for the leftover flush's age (5m by default); no configuration
-	// field carries it, so only /flagz shows it.
+	// flag for the leftover flush's age (queue.DefaultPodMaxInUnschedulablePodsDuration
+	// by default); no configuration field carries it, so only /flagz shows it.
 	PodMaxInUnschedulablePodsDurationFlag = "pod-max-in-unschedulable-pods-duration"
 	// FeatureGatesFlag is kube-scheduler's --feature-gates.
 	FeatureGatesFlag = "feature-gates"
-	// DefaultPodMaxInUnschedulablePodsDuration is upstream's default.
-	DefaultPodMaxInUnschedulablePodsDuration = 5 * time.Minute
 
 	// classified is what /flagz shows for a flag whose value it hides.
 	classified = "CLASSIFIED"
