@@ -173,11 +173,10 @@ func parseFlagzJSON(data []byte) (Flags, error) {
 			return Flags{}, err
 		}
 		for _, name := range flags.keys() {
-			if err := json.Unmarshal(flags.fields[name], new(string)); err != nil {
+			var v string
+			if err := json.Unmarshal(flags.fields[name], &v); err != nil {
 				return Flags{}, &FieldError{Field: flags.path(name), Problem: "want a string, got " + jsonKind(flags.fields[name])}
 			}
-			var v string
-			_ = json.Unmarshal(flags.fields[name], &v)
 			f.Values[name] = v
 		}
 	}
