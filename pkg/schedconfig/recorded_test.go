@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -182,5 +183,58 @@ func TestRecordings_version(t *testing.T) {
 				t.Errorf("configz shape %s, want %s", c.Shape, want)
 			}
 		})
+	}
+}
+
+// A recorded answer spoiled in one field is refused with that field named,
+// in the spelling of the version's shape.
+func TestParseConfigz_recordedSpoiled(t *testing.T) {
+	tests := []struct {
+		name      string
+		old, new  map[Shape]string
+		wantError map[Shape]string
+	}{
+		{
+			name:      "initial backoff a string",
+			old:       map[Shape]string{ShapeInternal: `"PodInitialBackoffSeconds":1`, ShapeV1: `"podInitialBackoffSeconds":1`},
+			new:       map[Shape]string{ShapeInternal: `"PodInitialBackoffSeconds":"1s"`, ShapeV1: `"podInitialBackoffSeconds":"1s"`},
+			wantError: map[Shape]string{ShapeInternal: "configz: componentconfig.PodInitialBackoffSeconds: want an integer, got a string", ShapeV1: "configz: componentconfig.podInitialBackoffSeconds: want an integer, got a string"},
+		},
+		{
+			name:      "max backoff below initial",
+			old:       map[Shape]string{ShapeInternal: `"PodMaxBackoffSeconds":10`, ShapeV1: `"podMaxBackoffSeconds":10`},
+			new:       map[Shape]string{ShapeInternal: `"PodMaxBackoffSeconds":0`, ShapeV1: `"podMaxBackoffSeconds":0`},
+			wantError: map[Shape]string{ShapeInternal: "configz: componentconfig.PodMaxBackoffSeconds: 0 is less than PodInitialBackoffSeconds 1", ShapeV1: "configz: componentconfig.podMaxBackoffSeconds: 0 is less than podInitialBackoffSeconds 1"},
+		},
+		{
+			name:      "a plugin's name a number",
+			old:       map[Shape]string{ShapeInternal: `{"Name":"PrioritySort"`, ShapeV1: `{"name":"PrioritySort"`},
+			new:       map[Shape]string{ShapeInternal: `{"Name":2`, ShapeV1: `{"name":2`},
+			wantError: map[Shape]string{ShapeInternal: "configz: componentconfig.Profiles[0].Plugins.MultiPoint.Enabled[1].Name: want a string, got a number", ShapeV1: "configz: componentconfig.profiles[0].plugins.multiPoint.enabled[1].name: want a string, got a number"},
+		},
+		{
+			name:      "the scheduler name empty",
+			old:       map[Shape]string{ShapeInternal: `"SchedulerName":"default-scheduler"`, ShapeV1: `"schedulerName":"default-scheduler"`},
+			new:       map[Shape]string{ShapeInternal: `"SchedulerName":""`, ShapeV1: `"schedulerName":""`},
+			wantError: map[Shape]string{ShapeInternal: "configz: componentconfig.Profiles[0].SchedulerName: empty; every profile names the scheduler its pods ask for", ShapeV1: "configz: componentconfig.profiles[0].schedulerName: empty; every profile names the scheduler its pods ask for"},
+		},
+	}
+	for _, v := range recordedVersions {
+		data := string(readRecorded(t, v, "configz.json"))
+		shape := ShapeV1
+		if v < "v1.36" {
+			shape = ShapeInternal
+		}
+		for _, tc := range tests {
+			t.Run(v+"/"+tc.name, func(t *testing.T) {
+				if strings.Count(data, tc.old[shape]) != 1 {
+					t.Fatalf("the recording has %q %d times, want once", tc.old[shape], strings.Count(data, tc.old[shape]))
+				}
+				_, err := ParseConfigz([]byte(strings.Replace(data, tc.old[shape], tc.new[shape], 1)))
+				if err == nil || err.Error() != tc.wantError[shape] {
+					t.Errorf("error %v, want %q", err, tc.wantError[shape])
+				}
+			})
+		}
 	}
 }
