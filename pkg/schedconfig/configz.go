@@ -4,8 +4,8 @@
 // values; fetching them is the caller's.
 //
 // kube-scheduler v1.34 and v1.35 serve /configz as the scheduler's internal
-// configuration type marshalled with encoding/json: PascalCase keys, no
-// apiVersion or kind. v1.36 and later convert it to
+// configuration type marshalled with encoding/json: PascalCase keys, no kind
+// (but an apiVersion). v1.36 and later convert it to
 // kubescheduler.config.k8s.io/v1 first: camelCase keys and a GVK. Both are
 // read here, by their exact keys (encoding/json would match either case, and
 // the shape is part of the answer).
@@ -17,6 +17,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 )
 
 // Shape is the form a /configz answer takes.
@@ -24,7 +27,8 @@ type Shape string
 
 const (
 	// ShapeInternal is kube-scheduler's internal configuration type, served
-	// by v1.34 and v1.35: PascalCase keys, no apiVersion or kind.
+	// by v1.34 and v1.35: PascalCase keys, no kind (an apiVersion may be
+	// there).
 	ShapeInternal Shape = "internal"
 	// ShapeV1 is kubescheduler.config.k8s.io/v1, served from v1.36 on.
 	ShapeV1 Shape = "kubescheduler.config.k8s.io/v1"
@@ -39,9 +43,9 @@ const (
 	v1Kind       = "KubeSchedulerConfiguration"
 
 	// DefaultPodInitialBackoffSeconds and DefaultPodMaxBackoffSeconds are
-	// upstream's defaults, which a v1 document may leave out.
-	DefaultPodInitialBackoffSeconds = 1
-	DefaultPodMaxBackoffSeconds     = 10
+	// upstream's defaults (the queue's), which a v1 document may leave out.
+	DefaultPodInitialBackoffSeconds = int64(queue.DefaultPodInitialBackoffDuration / time.Second)
+	DefaultPodMaxBackoffSeconds     = int64(queue.DefaultPodMaxBackoffDuration / time.Second)
 	// DefaultSchedulerName is the name of a v1 profile that gives none.
 	DefaultSchedulerName = "default-scheduler"
 )
@@ -138,6 +142,9 @@ func parseConfigz(data []byte) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	if err := statusError(data); err != nil {
+		return Config{}, err
+	}
 	cc := root
 	if raw, ok := root.fields[ConfigzKey]; ok {
 		if cc, err = decodeObject(ConfigzKey, raw); err != nil {
@@ -193,43 +200,59 @@ func keysFor(s Shape) keys {
 	}
 }
 
-// detectShape tells the two shapes apart by apiVersion, else by the case of
-// the keys kube-scheduler always writes in the internal shape.
+// detectShape tells the two shapes apart by the case of the keys: the
+// internal type has no JSON tags, so encoding/json writes its field names.
+// Its embedded TypeMeta does have tags: v1.34 and v1.35 write the apiVersion
+// the defaults were decoded from (kubescheduler.config.k8s.io/v1) and no kind,
+// so apiVersion alone does not tell v1 apart.
 func detectShape(cc object) (Shape, error) {
-	if raw, ok := cc.fields["apiVersion"]; ok {
-		var apiVersion string
-		if err := json.Unmarshal(raw, &apiVersion); err != nil {
-			return "", &FieldError{Field: cc.path("apiVersion"), Problem: "want a string, got " + jsonKind(raw)}
-		}
-		// The internal type embeds TypeMeta: an empty apiVersion is still
-		// the internal shape.
-		if apiVersion != "" {
-			if apiVersion != v1APIVersion {
-				return "", &FieldError{Field: cc.path("apiVersion"), Problem: fmt.Sprintf("%q is not %s, the version kube-scheduler v1.36 and later serve", apiVersion, v1APIVersion)}
-			}
-			if kind := stringOr(cc.fields["kind"], ""); kind != v1Kind {
-				return "", &FieldError{Field: cc.path("kind"), Problem: fmt.Sprintf("%q is not %s", kind, v1Kind)}
-			}
-			return ShapeV1, nil
-		}
-	}
 	internal := keysFor(ShapeInternal)
 	for _, k := range []string{internal.profiles, internal.podInitialBackoff, internal.podMaxBackoff} {
 		if _, ok := cc.fields[k]; ok {
 			return ShapeInternal, nil
 		}
 	}
-	v1 := keysFor(ShapeV1)
-	for _, k := range []string{v1.profiles, v1.podInitialBackoff, v1.podMaxBackoff} {
-		if _, ok := cc.fields[k]; ok {
-			return "", &FieldError{Field: cc.path("apiVersion"), Problem: fmt.Sprintf("missing; camelCase keys are %s's, which kube-scheduler serves with its apiVersion and kind", v1APIVersion)}
+	raw, hasAPIVersion := cc.fields["apiVersion"]
+	if !hasAPIVersion {
+		v1 := keysFor(ShapeV1)
+		for _, k := range []string{v1.profiles, v1.podInitialBackoff, v1.podMaxBackoff} {
+			if _, ok := cc.fields[k]; ok {
+				return "", &FieldError{Field: cc.path("apiVersion"), Problem: fmt.Sprintf("missing; camelCase keys are %s's, which kube-scheduler serves with its apiVersion and kind", v1APIVersion)}
+			}
 		}
+		where := cc.path("")
+		if where == "" {
+			where = "the document"
+		}
+		return "", &FieldError{Problem: fmt.Sprintf("%s is not a kube-scheduler configuration: no apiVersion, Profiles or PodInitialBackoffSeconds (is the URL a kube-scheduler's /configz?)", where)}
 	}
-	where := cc.path("")
-	if where == "" {
-		where = "the document"
+	var apiVersion string
+	if err := json.Unmarshal(raw, &apiVersion); err != nil {
+		return "", &FieldError{Field: cc.path("apiVersion"), Problem: "want a string, got " + jsonKind(raw)}
 	}
-	return "", &FieldError{Problem: fmt.Sprintf("%s is not a kube-scheduler configuration: no apiVersion, Profiles or PodInitialBackoffSeconds (is the URL a kube-scheduler's /configz?)", where)}
+	if apiVersion != v1APIVersion {
+		return "", &FieldError{Field: cc.path("apiVersion"), Problem: fmt.Sprintf("%q is not %s, the version kube-scheduler v1.36 and later serve", apiVersion, v1APIVersion)}
+	}
+	if kind := stringOr(cc.fields["kind"], ""); kind != v1Kind {
+		return "", &FieldError{Field: cc.path("kind"), Problem: fmt.Sprintf("%q is not %s", kind, v1Kind)}
+	}
+	return ShapeV1, nil
+}
+
+// statusError turns a v1 Status (what the scheduler's authorizer answers
+// with 403) into an error quoting it; nil for anything else.
+func statusError(data []byte) error {
+	var st struct {
+		Kind       string `json:"kind"`
+		APIVersion string `json:"apiVersion"`
+		Message    string `json:"message"`
+		Reason     string `json:"reason"`
+		Code       int    `json:"code"`
+	}
+	if json.Unmarshal(data, &st) != nil || st.Kind != "Status" || st.APIVersion != "v1" {
+		return nil
+	}
+	return &FieldError{Problem: fmt.Sprintf("the answer is a Status, not the document asked for: %d %s: %s", st.Code, st.Reason, st.Message)}
 }
 
 // backoffField reads one of the backoff durations: required in the internal

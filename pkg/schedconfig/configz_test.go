@@ -52,8 +52,8 @@ func TestParseConfigz(t *testing.T) {
 			want: Config{Shape: ShapeV1, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 10, Profiles: []Profile{{SchedulerName: "default-scheduler"}}},
 		},
 		{
-			name: "internal with an empty TypeMeta",
-			in:   `{"componentconfig":{"apiVersion":"","kind":"","PodInitialBackoffSeconds":1,"PodMaxBackoffSeconds":1,"Profiles":[{"SchedulerName":"a","Plugins":null}]}}`,
+			name: "internal with the apiVersion v1.34 writes, and an empty one",
+			in:   `{"componentconfig":{"apiVersion":"kubescheduler.config.k8s.io/v1","PodInitialBackoffSeconds":1,"PodMaxBackoffSeconds":1,"Profiles":[{"SchedulerName":"a","Plugins":null}]}}`,
 			want: Config{Shape: ShapeInternal, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 1, Profiles: []Profile{{SchedulerName: "a"}}},
 		},
 		{
@@ -94,9 +94,11 @@ func TestParseConfigz_errors(t *testing.T) {
 		{"wrapper not an object", `{"componentconfig":"x"}`, "configz: componentconfig: want a JSON object, got a string"},
 		{"neither shape", `{"componentconfig":{"foo":1}}`,
 			"configz: componentconfig is not a kube-scheduler configuration: no apiVersion, Profiles or PodInitialBackoffSeconds (is the URL a kube-scheduler's /configz?)"},
+		{"a 403 Status", `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \"system:serviceaccount:default:nobody\" cannot get path \"/configz\"","reason":"Forbidden","details":{},"code":403}`,
+			`configz: the answer is a Status, not the document asked for: 403 Forbidden: forbidden: User "system:serviceaccount:default:nobody" cannot get path "/configz"`},
 		{"another component's configz", `{"kubeletconfig":{"apiVersion":"kubelet.config.k8s.io/v1beta1"}}`,
 			"configz: the document is not a kube-scheduler configuration: no apiVersion, Profiles or PodInitialBackoffSeconds (is the URL a kube-scheduler's /configz?)"},
-		{"old apiVersion", `{"componentconfig":{"apiVersion":"kubescheduler.config.k8s.io/v1beta3","kind":"KubeSchedulerConfiguration"}}`,
+		{"old apiVersion", `{"componentconfig":{"apiVersion":"kubescheduler.config.k8s.io/v1beta3","kind":"KubeSchedulerConfiguration","profiles":[]}}`,
 			`configz: componentconfig.apiVersion: "kubescheduler.config.k8s.io/v1beta3" is not kubescheduler.config.k8s.io/v1, the version kube-scheduler v1.36 and later serve`},
 		{"wrong kind", `{"componentconfig":{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"Policy"}}`,
 			`configz: componentconfig.kind: "Policy" is not KubeSchedulerConfiguration`},

@@ -29,20 +29,18 @@ const (
 )
 
 const (
-	// FlagzAccept asks a v1.36+ scheduler for the structured answer; v1.35
-	// serves only v1alpha1 (FlagzAcceptV1alpha1), v1.34 only text.
-	FlagzAccept = "application/json;as=Flagz;v=v1beta1;g=config.k8s.io"
-	// FlagzAcceptV1alpha1 asks v1.35 for its structured answer.
-	FlagzAcceptV1alpha1 = "application/json;as=Flagz;v=v1alpha1;g=config.k8s.io"
+	// FlagzAccept is one Accept header that gets each version's best
+	// answer: v1beta1 from v1.36 on, v1alpha1 from v1.35 (which answers 406
+	// to v1beta1 alone), text from v1.34 (406 to any JSON alone).
+	FlagzAccept = "application/json;as=Flagz;v=v1beta1;g=config.k8s.io, " +
+		"application/json;as=Flagz;v=v1alpha1;g=config.k8s.io;q=0.9, text/plain;q=0.5"
 
 	// PodMaxInUnschedulablePodsDurationFlag is kube-scheduler's deprecated
-	// flag for the leftover flush's age (5m by default); no configuration
-	// field carries it, so only /flagz shows it.
+	// flag for the leftover flush's age (queue.DefaultPodMaxInUnschedulablePodsDuration
+	// by default); no configuration field carries it, so only /flagz shows it.
 	PodMaxInUnschedulablePodsDurationFlag = "pod-max-in-unschedulable-pods-duration"
 	// FeatureGatesFlag is kube-scheduler's --feature-gates.
 	FeatureGatesFlag = "feature-gates"
-	// DefaultPodMaxInUnschedulablePodsDuration is upstream's default.
-	DefaultPodMaxInUnschedulablePodsDuration = 5 * time.Minute
 
 	// classified is what /flagz shows for a flag whose value it hides.
 	classified = "CLASSIFIED"
@@ -138,12 +136,15 @@ func parseFlagz(data []byte, contentType string) (Flags, error) {
 	case "text/plain":
 		return parseFlagzText(data)
 	}
-	return Flags{}, &FieldError{Field: "Content-Type", Problem: fmt.Sprintf("%s is not read; ask for Accept: %s, or text/plain", mediaType, FlagzAccept)}
+	return Flags{}, &FieldError{Field: "Content-Type", Problem: fmt.Sprintf("%s is not read; ask with Accept: %s", mediaType, FlagzAccept)}
 }
 
 func parseFlagzJSON(data []byte) (Flags, error) {
 	o, err := decodeObject("", data)
 	if err != nil {
+		return Flags{}, err
+	}
+	if err := statusError(data); err != nil {
 		return Flags{}, err
 	}
 	f := Flags{}
@@ -172,11 +173,10 @@ func parseFlagzJSON(data []byte) (Flags, error) {
 			return Flags{}, err
 		}
 		for _, name := range flags.keys() {
-			if err := json.Unmarshal(flags.fields[name], new(string)); err != nil {
+			var v string
+			if err := json.Unmarshal(flags.fields[name], &v); err != nil {
 				return Flags{}, &FieldError{Field: flags.path(name), Problem: "want a string, got " + jsonKind(flags.fields[name])}
 			}
-			var v string
-			_ = json.Unmarshal(flags.fields[name], &v)
 			f.Values[name] = v
 		}
 	}
