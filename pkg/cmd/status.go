@@ -90,7 +90,9 @@ the last 5 minutes). The metrics are read from the first of:
      credentials; the scheduler's certificate is checked against the
      kubeconfig's CA unless --insecure-skip-tls-verify);
   2. --prometheus-url URL: a Prometheus server that scrapes the scheduler,
-     for clusters that hide it (EKS, GKE, AKS);
+     for clusters that hide it (EKS, GKE, AKS); rates over its last 5
+     minutes, or over what it holds when it has less (a new scheduler,
+     leader or Prometheus), which status then says;
   3. --metrics-file FILE: a saved exposition (totals only, no rates);
   4. the scheduler endpoint in the kubeconfig (schedq-perf's control plane);
   5. the kube-scheduler pod in kube-system (the Lease holder when there are
@@ -263,17 +265,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 // new snapshot compared to the previous status's.
 func (o *StatusOptions) measure(ctx context.Context, prev *status.SchedulerStatus) (*status.SchedulerStatus, error) {
 	if h, ok := o.source.(metricscrape.Historian); ok {
-		window := max(o.Interval, PrometheusRateWindow)
-		now := o.clock.Now()
-		before, err := o.scrapeAt(ctx, h, now.Add(-window))
-		if err != nil {
-			return nil, err
-		}
-		cur, err := o.scrapeAt(ctx, h, now)
-		if err != nil {
-			return nil, err
-		}
-		return status.NewSchedulerStatus(before, cur)
+		return o.measureAt(ctx, h)
 	}
 	if prev != nil && prev.Snapshot() != nil {
 		cur, err := o.scrape(ctx)
@@ -299,6 +291,60 @@ func (o *StatusOptions) measure(ctx context.Context, prev *status.SchedulerStatu
 		return nil, err
 	}
 	return status.NewSchedulerStatus(first, cur)
+}
+
+// oldestSampler is a Historian that can say from when it holds the
+// scheduler's series (metricscrape.PrometheusSource).
+type oldestSampler interface {
+	OldestSample(ctx context.Context, t time.Time, window time.Duration) (time.Time, error)
+}
+
+// measureAt reads the rates from a Historian over the rate window before
+// now, or over as much of it as the Historian holds: right after a
+// scheduler restart, a leader change or a new Prometheus, status answers
+// from the first sample on and says how much data the rates cover.
+func (o *StatusOptions) measureAt(ctx context.Context, h metricscrape.Historian) (*status.SchedulerStatus, error) {
+	window := max(o.Interval, PrometheusRateWindow)
+	now := o.clock.Now()
+	from := now.Add(-window)
+	short := false
+	if sampler, ok := h.(oldestSampler); ok {
+		tctx, cancel := context.WithTimeout(ctx, o.timeout)
+		oldest, err := sampler.OldestSample(tctx, now, window)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		if oldest.After(from) {
+			from, short = oldest, true
+		}
+	}
+	cur, err := o.scrapeAt(ctx, h, now)
+	if err != nil {
+		return nil, err
+	}
+	if !from.Before(now) {
+		st, err := status.NewSchedulerStatus(nil, cur)
+		if err != nil {
+			return nil, err
+		}
+		st.Warnings = append(st.Warnings, fmt.Sprintf("%s holds one sample of the scheduler so far (at %s): no rates yet; run again after its next scrape",
+			h, from.UTC().Format(time.RFC3339)))
+		return st, nil
+	}
+	before, err := o.scrapeAt(ctx, h, from)
+	if err != nil {
+		return nil, err
+	}
+	st, err := status.NewSchedulerStatus(before, cur)
+	if err != nil {
+		return nil, err
+	}
+	if short {
+		st.Warnings = append(st.Warnings, fmt.Sprintf("rates over the %s of data %s holds (since %s), less than %s: the scheduler, its leader or Prometheus started recently",
+			status.FormatWindow(now.Sub(from)), h, from.UTC().Format(time.RFC3339), status.FormatWindow(window)))
+	}
+	return st, nil
 }
 
 func (o *StatusOptions) scrape(ctx context.Context) (*metricscrape.Snapshot, error) {
