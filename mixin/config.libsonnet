@@ -48,13 +48,23 @@
     gatedPodsFor: '15m',
 
     // 5. The queue grows while the scheduling rate falls: pods waiting
-    // (activeQ + backoffQ + unschedulablePods, not gated) grew by at least
+    // (activeQ + backoffQ + unschedulablePods; not gated, nor v1.37's
+    // pod-group members waiting for their group, incomplete and pending)
+    // grew by at least
     // queueGrowthThreshold over queueGrowthWindow, and pods are scheduled
     // at less than queueGrowthRateRatio of the rate queueGrowthWindow ago.
     queueGrowthWindow: '30m',
     queueGrowthThreshold: 10,
     queueGrowthRateRatio: 0.5,
     queueGrowthFor: '15m',
+
+    // Queues whose pods wait for the scheduler (every version): v1.37 adds
+    // incomplete and pending, pod-group members that wait for the rest of
+    // their group, not for the scheduler.
+    waitingQueues: ['active', 'backoff', 'unschedulable'],
+    // The incoming event of a new pod: UnschedulablePodAdd on v1.34–v1.36,
+    // UnscheduledPodAdd from v1.37.
+    podAddEvents: ['UnschedulablePodAdd', 'UnscheduledPodAdd'],
 
     // The dashboard. queueGates are the feature gates that change the
     // queue, shown with their state.
@@ -66,6 +76,7 @@
       'GenericWorkload',
       'GangScheduling',
       'OpportunisticBatching',
+      'SchedulerPreQueueingHints',
     ],
     dashboardUID: 'schedq-queue',
     dashboardTags: ['kubernetes-mixin', 'kube-scheduler', 'schedq'],
