@@ -293,43 +293,44 @@ func (o *StatusOptions) measure(ctx context.Context, prev *status.SchedulerStatu
 	return status.NewSchedulerStatus(first, cur)
 }
 
-// oldestSampler is a Historian that can say from when it holds the
+// spanHolder is a Historian that can say over which span it holds the
 // scheduler's series (metricscrape.PrometheusSource).
-type oldestSampler interface {
-	OldestSample(ctx context.Context, t time.Time, window time.Duration) (time.Time, error)
+type spanHolder interface {
+	HeldSpan(ctx context.Context, t time.Time, window time.Duration) (from, to time.Time, err error)
 }
 
 // measureAt reads the rates from a Historian over the rate window before
-// now, or over as much of it as the Historian holds: right after a
-// scheduler restart, a leader change or a new Prometheus, status answers
-// from the first sample on and says how much data the rates cover.
+// now, or, when it holds less (right after a scheduler restart, a leader
+// change or a new Prometheus), over the samples it holds, from the oldest
+// to the newest: status answers from the first sample on and says how much
+// data the rates cover.
 func (o *StatusOptions) measureAt(ctx context.Context, h metricscrape.Historian) (*status.SchedulerStatus, error) {
 	window := max(o.Interval, PrometheusRateWindow)
 	now := o.clock.Now()
-	from := now.Add(-window)
+	from, to := now.Add(-window), now
 	short := false
-	if sampler, ok := h.(oldestSampler); ok {
+	if sh, ok := h.(spanHolder); ok {
 		tctx, cancel := context.WithTimeout(ctx, o.timeout)
-		oldest, err := sampler.OldestSample(tctx, now, window)
+		first, last, err := sh.HeldSpan(tctx, now, window)
 		cancel()
 		if err != nil {
 			return nil, err
 		}
-		if oldest.After(from) {
-			from, short = oldest, true
+		if first.After(from) {
+			from, to, short = first, last, true
 		}
 	}
-	cur, err := o.scrapeAt(ctx, h, now)
+	cur, err := o.scrapeAt(ctx, h, to)
 	if err != nil {
 		return nil, err
 	}
-	if !from.Before(now) {
+	if !from.Before(to) {
 		st, err := status.NewSchedulerStatus(nil, cur)
 		if err != nil {
 			return nil, err
 		}
 		st.Warnings = append(st.Warnings, fmt.Sprintf("%s holds one sample of the scheduler so far (at %s): no rates yet; run again after its next scrape",
-			h, from.UTC().Format(time.RFC3339)))
+			h, to.UTC().Format(time.RFC3339)))
 		return st, nil
 	}
 	before, err := o.scrapeAt(ctx, h, from)
@@ -341,8 +342,8 @@ func (o *StatusOptions) measureAt(ctx context.Context, h metricscrape.Historian)
 		return nil, err
 	}
 	if short {
-		st.Warnings = append(st.Warnings, fmt.Sprintf("rates over the %s of data %s holds (since %s), less than %s: the scheduler, its leader or Prometheus started recently",
-			status.FormatWindow(now.Sub(from)), h, from.UTC().Format(time.RFC3339), status.FormatWindow(window)))
+		st.Warnings = append(st.Warnings, fmt.Sprintf("rates over the %s of data %s holds (%s to %s), less than %s: the scheduler, its leader or Prometheus started recently",
+			status.FormatWindow(to.Sub(from)), h, from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339), status.FormatWindow(window)))
 	}
 	return st, nil
 }

@@ -322,7 +322,7 @@ func scraped(first, last time.Time, interval time.Duration, v float64) []model.S
 	return out
 }
 
-func TestPrometheusSource_OldestSample(t *testing.T) {
+func TestPrometheusSource_HeldSpan(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	pending := func(instance string) model.Metric {
 		return model.Metric{model.MetricNameLabel: PendingPodsMetric, "job": "kube-scheduler", "instance": model.LabelValue(instance), QueueLabel: "active"}
@@ -331,23 +331,23 @@ func TestPrometheusSource_OldestSample(t *testing.T) {
 		name     string
 		series   []historySeries
 		selector string
-		want     time.Time
+		from, to time.Time
 		wantErr  string
 	}{
 		{
 			name:   "an hour of data: the start of the window",
 			series: []historySeries{{pending("a"), scraped(now.Add(-time.Hour), now, 15*time.Second, 1)}},
-			want:   now.Add(-5*time.Minute + 15*time.Second),
+			from:   now.Add(-5*time.Minute + 15*time.Second), to: now,
 		},
 		{
 			name:   "a new Prometheus scraped three times",
 			series: []historySeries{{pending("a"), scraped(now.Add(-40*time.Second), now.Add(-10*time.Second), 15*time.Second, 1)}},
-			want:   now.Add(-40 * time.Second),
+			from:   now.Add(-40 * time.Second), to: now.Add(-10 * time.Second),
 		},
 		{
 			name:   "one sample",
 			series: []historySeries{{pending("a"), scraped(now.Add(-10*time.Second), now.Add(-10*time.Second), 15*time.Second, 1)}},
-			want:   now.Add(-10 * time.Second),
+			from:   now.Add(-10 * time.Second), to: now.Add(-10 * time.Second),
 		},
 		{
 			name: "a standby scraped for an hour, the leader restarted 30s ago: the leader's start",
@@ -355,7 +355,7 @@ func TestPrometheusSource_OldestSample(t *testing.T) {
 				{pending("standby"), scraped(now.Add(-time.Hour), now, 15*time.Second, 0)},
 				{pending("leader"), scraped(now.Add(-30*time.Second), now, 15*time.Second, 3)},
 			},
-			want: now.Add(-30 * time.Second),
+			from: now.Add(-30 * time.Second), to: now,
 		},
 		{
 			name: "the selector leaves out the restarted target",
@@ -364,7 +364,7 @@ func TestPrometheusSource_OldestSample(t *testing.T) {
 				{pending("leader"), scraped(now.Add(-30*time.Second), now, 15*time.Second, 3)},
 			},
 			selector: `instance="standby"`,
-			want:     now.Add(-5*time.Minute + 15*time.Second),
+			from:     now.Add(-5*time.Minute + 15*time.Second), to: now,
 		},
 		{
 			name:     "no series in the window",
@@ -385,7 +385,7 @@ func TestPrometheusSource_OldestSample(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := s.OldestSample(context.Background(), now, 5*time.Minute)
+			from, to, err := s.HeldSpan(context.Background(), now, 5*time.Minute)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
@@ -395,12 +395,13 @@ func TestPrometheusSource_OldestSample(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !got.Equal(tt.want) {
-				t.Errorf("OldestSample = %s, want %s", got.UTC(), tt.want.UTC())
+			if !from.Equal(tt.from) || !to.Equal(tt.to) {
+				t.Errorf("HeldSpan = %s to %s, want %s to %s", from.UTC(), to.UTC(), tt.from.UTC(), tt.to.UTC())
 			}
-			// A scrape at that instant finds the series: rates can start there.
-			if _, err := s.ScrapeAt(context.Background(), got); err != nil {
-				t.Errorf("ScrapeAt(oldest): %v", err)
+			// A scrape at the span's start finds the series: rates can
+			// start there.
+			if _, err := s.ScrapeAt(context.Background(), from); err != nil {
+				t.Errorf("ScrapeAt(from): %v", err)
 			}
 		})
 	}
