@@ -3,11 +3,15 @@
 # package (installed here when missing, without letting it start as a
 # service) scrapes the embedded control plane's scheduler (bin/schedq-perf
 # cluster up) every second over HTTPS with the control plane's bearer token,
-# with the mixin's rendered rules loaded. A few pods are created (most bound,
-# two that no node takes). Checked through Prometheus' HTTP API: every rule
-# group loads and every rule evaluates without error, and every recording
-# rule produces series; and `kubectl schedq status --prometheus-url` answers
-# from Prometheus' first samples on, saying how much data its rates cover.
+# with the mixin's recording rules and its alerts loaded, the alerts as
+# mixin/tests/live.jsonnet scales them through _config to a run of seconds.
+# A few pods are created (most bound, two that no node takes), then a gated
+# pod a second that nothing releases. Checked through Prometheus' HTTP API:
+# every rule evaluates without error, every recording rule produces series,
+# the gated pods fire KubeSchedulerGatedPodsPilingUp and no other alert is
+# pending or firing, and once they stop coming and only wait no alert is
+# active. And `kubectl schedq status --prometheus-url` answers from
+# Prometheus' first sample on, saying how much data its rates cover.
 # Usage: hack/test-prometheus.sh   (make test-prometheus builds the binaries)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -73,6 +77,9 @@ TARGET=${TARGET%%/*}
 sed -n 's/^ *token: *//p' "$KUBECONFIG_PATH" | head -1 | tr -d '"' >"$WORK/token"
 [ -s "$WORK/token" ] || fail "no token in $KUBECONFIG_PATH"
 
+echo "== alerts scaled to seconds (mixin/tests/live.jsonnet)"
+(cd hack/mixin-tools && go tool jsonnet -S -c -m "$WORK/live" ../../mixin/tests/live.jsonnet >/dev/null)
+
 echo "== Prometheus scraping $METRICS"
 PORT=$(free_port)
 PROM=http://127.0.0.1:$PORT
@@ -82,7 +89,7 @@ global:
   evaluation_interval: 1s
 rule_files:
   - $ROOT/mixin/rendered/prometheus_rules.yaml
-  - $ROOT/mixin/rendered/prometheus_alerts.yaml
+  - $WORK/live/prometheus_alerts.yaml
 scrape_configs:
   - job_name: kube-scheduler
     scheme: https
@@ -166,6 +173,37 @@ echo "== status --prometheus-url with seconds of data: rates over them"
 jq -e '(.rateWindow != null) and ([.warnings[]? | select(test("of data"))] | length == 1)' "$WORK/status.json" >/dev/null ||
   fail "status --prometheus-url gave no rates over the data it had: $(jq -c '{rateWindow, warnings}' "$WORK/status.json")"
 echo "   $(jq -r '[.rateWindow, (.warnings[]? | select(test("of data")))] | join(": ")' "$WORK/status.json")"
+
+echo "== a gated pod a second, none released: KubeSchedulerGatedPodsPilingUp fires, no other alert"
+want=KubeSchedulerGatedPodsPilingUp
+alerts_now() { curl -sS --max-time 5 "$PROM/api/v1/alerts" | jq -r '.data.alerts[] | "\(.labels.alertname) \(.state)"' | sort -u; }
+fired=
+for i in $(seq 1 "$TIMEOUT"); do
+  kubectl --kubeconfig "$KUBECONFIG_PATH" apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Pod
+metadata: {name: gated-$i, namespace: mixin}
+spec:
+  schedulingGates: [{name: schedq.example/quota}]
+  containers: [{name: c, image: registry.k8s.io/pause:3.10}]
+EOF
+  alerts=$(alerts_now)
+  others=$(grep -v "^$want " <<<"$alerts" || true)
+  [ -z "$others" ] || fail "alerts other than $want: $others"
+  if grep -q "^$want firing$" <<<"$alerts"; then fired=$i; break; fi
+  sleep 1
+done
+[ -n "$fired" ] || fail "$want did not fire"
+echo "   $want firing after $fired gated pods"
+
+echo "== the gated pods stop coming and wait: no alert"
+quiet=
+for i in $(seq 1 "$TIMEOUT"); do
+  [ -z "$(alerts_now)" ] && { quiet=$i; break; }
+  sleep 1
+done
+[ -n "$quiet" ] || fail "alerts stay active while the gated backlog only waits: $(alerts_now)"
+echo "   no alert active ${quiet}s after the last gated pod"
 
 echo "== every rule healthy"
 bad=$(curl -sS --max-time 5 "$PROM/api/v1/rules" | jq -r '.data.groups[].rules[] | select(.health != "ok") | "\(.name): \(.health) \(.lastError // "")"')
