@@ -8,7 +8,7 @@ FUZZTIME  ?= 30s
 # harness): written in perf/go.mod only, read from there.
 PERF_KUBE_VERSION = $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2 }' perf/go.mod)
 
-.PHONY: perf perf-compare-upstream demo mixin test-mixin mixin-recordings
+.PHONY: perf perf-compare-upstream demo mixin test-mixin mixin-recordings test-prometheus
 .PHONY: help all build build-perf test test-root test-perf bench fuzz lint lint-root lint-perf difftest upstreamqueue gates etcd upstream-workloads tidy-check clean
 .PHONY: dist krew-manifest krew-tools krew-validate go-install-check goreleaser-tool goreleaser-check release-check
 
@@ -53,6 +53,14 @@ mixin: ## render mixin/ → mixin/rendered (rules, PrometheusRule, dashboard)
 test-mixin:
 	$(MIXIN_TOOLS) vet ./... && $(GO) test -count=1 ./...
 	cd hack/mixin-status && $(GO) vet ./...
+
+# A real Prometheus (Debian's prometheus package, installed by the script
+# when missing, never started as a service) scrapes the embedded control
+# plane's scheduler with the rendered rules loaded; its API must show every
+# rule healthy and every recording rule producing series, and
+# `status --prometheus-url` must answer from its first samples.
+test-prometheus: build build-perf ## a real Prometheus scrapes the embedded scheduler with the mixin's rules (installs Debian's prometheus when missing)
+	hack/test-prometheus.sh
 
 mixin-recordings: build-perf ## record the runs the mixin's alert tests replay → mixin/testdata/recordings (about fifteen minutes)
 	hack/mixin-recordings.sh

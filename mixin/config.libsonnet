@@ -11,13 +11,18 @@
     // recording rules carry it in their names (rate5m).
     rateInterval: '5m',
 
-    // 1. Pods parked in unschedulablePods until the leftover flush
-    // (podMaxInUnschedulablePodsDuration, 5 minutes) moves them: queueing
-    // hints missed the event that made them schedulable, or none came.
-    // Pods per second moved with event UnschedulableTimeout.
-    unschedulableTimeoutRateThreshold: 0,
-    // Long enough to span several flushes (one runs every 30 s).
-    unschedulableTimeoutFor: '15m',
+    // 1. Pods scheduled right after the leftover flush
+    // (podMaxInUnschedulablePodsDuration, 5 minutes) moved them out of
+    // unschedulablePods: they were schedulable while parked, and a queueing
+    // hint missed the event that made them so
+    // (scheduler_pod_scheduled_after_flush_total, kube-scheduler v1.36+).
+    // The flush's own moves (event UnschedulableTimeout) are the normal fate
+    // of any pod no event can help and are not alerted on.
+    // At least this many such pods over the window (one alone may be a
+    // coincidence: a node freed in the second between flush and attempt):
+    scheduledAfterFlushThreshold: 3,
+    scheduledAfterFlushWindow: '1h',
+    scheduledAfterFlushFor: '5m',
 
     // 2. backoffQ holds pods while activeQ is empty and
     // SchedulerPopFromBackoffQ is off: the scheduler idles until backoffs
@@ -30,18 +35,36 @@
     errorAttemptsRateThreshold: 0.1,
     errorBackoffFor: '10m',
 
-    // 4. Gated pods piling up: pods held by schedulingGates.
+    // 4. Gated pods piling up while nothing releases them: at least
+    // gatedPodsThreshold pods held by schedulingGates, more of them at each
+    // of the last gatedPodsGrowthSteps marks gatedPodsGrowthStep apart, and
+    // not one fewer than gatedPodsReleaseStep earlier anywhere in that span
+    // (no gate was removed, no gated pod deleted). A backlog that waits for
+    // quota (Kueue), however long, or one that drains stays quiet.
     gatedPodsThreshold: 100,
-    gatedPodsFor: '30m',
+    gatedPodsGrowthStep: '20m',
+    gatedPodsGrowthSteps: 3,
+    gatedPodsReleaseStep: '1m',
+    gatedPodsFor: '15m',
 
     // 5. The queue grows while the scheduling rate falls: pods waiting
-    // (activeQ + backoffQ + unschedulablePods, not gated) grew by at least
+    // (activeQ + backoffQ + unschedulablePods; not gated, nor v1.37's
+    // pod-group members waiting for their group, incomplete and pending)
+    // grew by at least
     // queueGrowthThreshold over queueGrowthWindow, and pods are scheduled
     // at less than queueGrowthRateRatio of the rate queueGrowthWindow ago.
     queueGrowthWindow: '30m',
     queueGrowthThreshold: 10,
     queueGrowthRateRatio: 0.5,
     queueGrowthFor: '15m',
+
+    // Queues whose pods wait for the scheduler (every version): v1.37 adds
+    // incomplete and pending, pod-group members that wait for the rest of
+    // their group, not for the scheduler.
+    waitingQueues: ['active', 'backoff', 'unschedulable'],
+    // The incoming event of a new pod: UnschedulablePodAdd on v1.34–v1.36,
+    // UnscheduledPodAdd from v1.37.
+    podAddEvents: ['UnschedulablePodAdd', 'UnscheduledPodAdd'],
 
     // The dashboard. queueGates are the feature gates that change the
     // queue, shown with their state.
@@ -53,6 +76,7 @@
       'GenericWorkload',
       'GangScheduling',
       'OpportunisticBatching',
+      'SchedulerPreQueueingHints',
     ],
     dashboardUID: 'schedq-queue',
     dashboardTags: ['kubernetes-mixin', 'kube-scheduler', 'schedq'],

@@ -18,6 +18,13 @@ local util = import 'lib/util.libsonnet';
           record: 'queue_event:scheduler_queue_incoming_pods:%s' % rate,
           expr: 'sum by (%s) (rate(scheduler_queue_incoming_pods_total%s[%s]))' % [by(['queue', 'event']), sel(), c.rateInterval],
         },
+        // New pods entering the queue, by the queue they enter. The event
+        // is UnschedulablePodAdd on v1.34–v1.36 and UnscheduledPodAdd from
+        // v1.37; both are matched, so the rule holds on every version.
+        {
+          record: 'queue:scheduler_queue_incoming_pods_added:%s' % rate,
+          expr: 'sum by (%s) (rate(scheduler_queue_incoming_pods_total%s[%s]))' % [by(['queue']), sel('event=~"%s"' % std.join('|', c.podAddEvents)), c.rateInterval],
+        },
         {
           record: 'result:scheduler_schedule_attempts:%s' % rate,
           expr: 'sum by (%s) (rate(scheduler_schedule_attempts_total%s[%s]))' % [by(['result']), sel(), c.rateInterval],

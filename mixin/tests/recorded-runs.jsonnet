@@ -5,10 +5,13 @@
 local mixin = (import '../mixin.libsonnet') + {
   _config+:: {
     rateInterval: '10s',
-    unschedulableTimeoutFor: '5s',
+    scheduledAfterFlushWindow: '60s',
+    scheduledAfterFlushFor: '5s',
     backoffQWaitsFor: '5s',
     errorBackoffFor: '5s',
-    gatedPodsFor: '5s',
+    gatedPodsGrowthStep: '20s',
+    gatedPodsReleaseStep: '1s',
+    gatedPodsFor: '15s',
     queueGrowthWindow: '10s',
     queueGrowthFor: '5s',
   },

@@ -91,7 +91,9 @@ the last 5 minutes). The metrics are read from the first of:
      credentials; the scheduler's certificate is checked against the
      kubeconfig's CA unless --insecure-skip-tls-verify);
   2. --prometheus-url URL: a Prometheus server that scrapes the scheduler,
-     for clusters that hide it (EKS, GKE, AKS);
+     for clusters that hide it (EKS, GKE, AKS); rates over its last 5
+     minutes, or over what it holds when it has less (a new scheduler,
+     leader or Prometheus), which status then says;
   3. --metrics-file FILE: a saved exposition (totals only, no rates);
   4. the scheduler endpoint in the kubeconfig (schedq-perf's control plane);
   5. the kube-scheduler pod in kube-system (the Lease holder when there are
@@ -264,17 +266,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 // new snapshot compared to the previous status's.
 func (o *StatusOptions) measure(ctx context.Context, prev *status.SchedulerStatus) (*status.SchedulerStatus, error) {
 	if h, ok := o.source.(metricscrape.Historian); ok {
-		window := max(o.Interval, PrometheusRateWindow)
-		now := o.clock.Now()
-		before, err := o.scrapeAt(ctx, h, now.Add(-window))
-		if err != nil {
-			return nil, err
-		}
-		cur, err := o.scrapeAt(ctx, h, now)
-		if err != nil {
-			return nil, err
-		}
-		return status.NewSchedulerStatus(before, cur)
+		return o.measureAt(ctx, h)
 	}
 	if prev != nil && prev.Snapshot() != nil {
 		cur, err := o.scrape(ctx)
@@ -300,6 +292,61 @@ func (o *StatusOptions) measure(ctx context.Context, prev *status.SchedulerStatu
 		return nil, err
 	}
 	return status.NewSchedulerStatus(first, cur)
+}
+
+// spanHolder is a Historian that can say over which span it holds the
+// scheduler's series (metricscrape.PrometheusSource).
+type spanHolder interface {
+	HeldSpan(ctx context.Context, t time.Time, window time.Duration) (from, to time.Time, err error)
+}
+
+// measureAt reads the rates from a Historian over the rate window before
+// now, or, when it holds less (right after a scheduler restart, a leader
+// change or a new Prometheus), over the samples it holds, from the oldest
+// to the newest: status answers from the first sample on and says how much
+// data the rates cover.
+func (o *StatusOptions) measureAt(ctx context.Context, h metricscrape.Historian) (*status.SchedulerStatus, error) {
+	window := max(o.Interval, PrometheusRateWindow)
+	now := o.clock.Now()
+	from, to := now.Add(-window), now
+	short := false
+	if sh, ok := h.(spanHolder); ok {
+		tctx, cancel := context.WithTimeout(ctx, o.timeout)
+		first, last, err := sh.HeldSpan(tctx, now, window)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		if first.After(from) {
+			from, to, short = first, last, true
+		}
+	}
+	cur, err := o.scrapeAt(ctx, h, to)
+	if err != nil {
+		return nil, err
+	}
+	if !from.Before(to) {
+		st, err := status.NewSchedulerStatus(nil, cur)
+		if err != nil {
+			return nil, err
+		}
+		st.Warnings = append(st.Warnings, fmt.Sprintf("%s holds one sample of the scheduler so far (at %s): no rates yet; run again after its next scrape",
+			h, to.UTC().Format(time.RFC3339)))
+		return st, nil
+	}
+	before, err := o.scrapeAt(ctx, h, from)
+	if err != nil {
+		return nil, err
+	}
+	st, err := status.NewSchedulerStatus(before, cur)
+	if err != nil {
+		return nil, err
+	}
+	if short {
+		st.Warnings = append(st.Warnings, fmt.Sprintf("rates over the %s of data %s holds (%s to %s), less than %s: the scheduler, its leader or Prometheus started recently",
+			status.FormatWindow(to.Sub(from)), h, from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339), status.FormatWindow(window)))
+	}
+	return st, nil
 }
 
 func (o *StatusOptions) scrape(ctx context.Context) (*metricscrape.Snapshot, error) {

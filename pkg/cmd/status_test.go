@@ -660,3 +660,106 @@ func TestStatus_unknownVersion(t *testing.T) {
 		t.Errorf("model %q, note %q", st.Scheduler.Model, st.Scheduler.ModelNote)
 	}
 }
+
+// fakeHistorian holds the scheduler's series from oldest to newest: it
+// answers with before for instants before newest and with cur from newest.
+type fakeHistorian struct {
+	now, oldest, newest time.Time
+	before, cur         *metricscrape.Snapshot
+	oldestErr           error
+	asked               []time.Time
+}
+
+func (h *fakeHistorian) Scrape(ctx context.Context) (*metricscrape.Snapshot, error) {
+	return h.ScrapeAt(ctx, h.now)
+}
+
+func (h *fakeHistorian) ScrapeAt(_ context.Context, t time.Time) (*metricscrape.Snapshot, error) {
+	h.asked = append(h.asked, t)
+	if t.Before(h.oldest) {
+		return nil, fmt.Errorf("Prometheus at fake has no scheduler_pending_pods series at %s", t.Format(time.RFC3339))
+	}
+	snap := *h.cur
+	if t.Before(h.newest) {
+		snap = *h.before
+	}
+	snap.Time = t
+	return &snap, nil
+}
+
+func (h *fakeHistorian) HeldSpan(_ context.Context, t time.Time, window time.Duration) (time.Time, time.Time, error) {
+	if h.oldestErr != nil {
+		return time.Time{}, time.Time{}, h.oldestErr
+	}
+	return h.oldest, h.newest, nil
+}
+
+func (h *fakeHistorian) String() string { return "Prometheus at fake" }
+
+// TestStatusOptions_measureAt: through Prometheus, status answers from the
+// first sample on, with rates over the data there is, and says how much.
+func TestStatusOptions_measureAt(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	parked, settled := recorded(t, "v1.36-parked.prom", now), recorded(t, "v1.36-settled.prom", now)
+	tests := []struct {
+		name           string
+		oldest, newest time.Time
+		oldestErr      error
+		wantWindow     time.Duration // 0: no rates
+		wantWarning    string
+		wantErr        string
+	}{
+		{name: "an hour of data", oldest: now.Add(-time.Hour), newest: now, wantWindow: PrometheusRateWindow},
+		{name: "thirty seconds of data", oldest: now.Add(-40 * time.Second), newest: now.Add(-10 * time.Second), wantWindow: 30 * time.Second,
+			wantWarning: "rates over the 30s of data Prometheus at fake holds (2026-01-01T11:59:20Z to 2026-01-01T11:59:50Z), less than 5m0s"},
+		{name: "one sample", oldest: now.Add(-10 * time.Second), newest: now.Add(-10 * time.Second),
+			wantWarning: "Prometheus at fake holds one sample of the scheduler so far (at 2026-01-01T11:59:50Z): no rates yet"},
+		{name: "nothing", oldestErr: errors.New("Prometheus at fake has no scheduler_pending_pods series in the 5m0s before 2026-01-01T12:00:00Z"),
+			wantErr: "has no scheduler_pending_pods series in the 5m0s before"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			newest := tt.newest
+			if newest.IsZero() {
+				newest = now
+			}
+			h := &fakeHistorian{now: now, oldest: tt.oldest, newest: newest, oldestErr: tt.oldestErr, before: parked, cur: settled}
+			clk := &autoClock{now: now}
+			o, _ := newTestStatusOptions(h, clk)
+			st, err := o.measure(context.Background(), nil)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("measure: %v (asked at %v)", err, h.asked)
+			}
+			switch {
+			case tt.wantWindow == 0 && st.RateWindow != nil:
+				t.Errorf("RateWindow = %v, want none", st.RateWindow)
+			case tt.wantWindow != 0 && (st.RateWindow == nil || st.RateWindow.Duration != tt.wantWindow):
+				t.Errorf("RateWindow = %v, want %v", st.RateWindow, tt.wantWindow)
+			}
+			var warned bool
+			for _, w := range st.Warnings {
+				if strings.Contains(w, "of data") || strings.Contains(w, "one sample") {
+					warned = true
+					if tt.wantWarning == "" || !strings.Contains(w, tt.wantWarning) {
+						t.Errorf("warning %q, want %q", w, tt.wantWarning)
+					}
+				}
+			}
+			if !warned && tt.wantWarning != "" {
+				t.Errorf("warnings %q, want one containing %q", st.Warnings, tt.wantWarning)
+			}
+			if !st.Time.Time.Equal(newest) {
+				t.Errorf("status time %s, want the newest sample's %s (asked at %v)", st.Time.UTC(), newest, h.asked)
+			}
+			if float64(st.Pending.Unschedulable) != settled.Pending[metricscrape.QueueUnschedulable] {
+				t.Errorf("pending unschedulable %v, want the current %v", st.Pending.Unschedulable, settled.Pending[metricscrape.QueueUnschedulable])
+			}
+		})
+	}
+}

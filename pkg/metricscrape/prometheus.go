@@ -107,6 +107,50 @@ func (s *PrometheusSource) ScrapeAt(ctx context.Context, t time.Time) (*Snapshot
 	return snap, nil
 }
 
+// HeldSpan returns the span, within the window before t, over which
+// Prometheus holds the scheduler's series without a gap: from the oldest to
+// the newest sample of scheduler_pending_pods (matching the selector) of
+// the target whose samples start latest, so that every target a scrape may
+// choose has samples over it. Right after a scheduler restart, a leader
+// change or a new Prometheus the span is shorter than the window (from and
+// to are equal after one scrape); a status reading its rates over it answers
+// from the first scrape on. It returns an error when Prometheus holds no
+// such series in the window.
+func (s *PrometheusSource) HeldSpan(ctx context.Context, t time.Time, window time.Duration) (from, to time.Time, err error) {
+	q := s.matchers(PendingPodsMetric, nil) + "[" + model.Duration(window).String() + "]"
+	v, _, err := s.api.Query(ctx, q, t)
+	if err != nil {
+		var apiErr *promv1.Error
+		if errors.As(err, &apiErr) {
+			return time.Time{}, time.Time{}, fmt.Errorf("%s: query %s: %s", s, q, apiErr.Msg)
+		}
+		return time.Time{}, time.Time{}, classifyTransportError(s.String(), err)
+	}
+	m, ok := v.(model.Matrix)
+	if !ok {
+		return time.Time{}, time.Time{}, fmt.Errorf("%s: query %s returned a %s, not a range vector", s, q, v.Type())
+	}
+	var first, last model.Time
+	found := false
+	for _, ss := range m {
+		if len(ss.Values) == 0 {
+			continue
+		}
+		if f := ss.Values[0].Timestamp; !found || f > first {
+			first, last, found = f, ss.Values[len(ss.Values)-1].Timestamp, true
+		}
+	}
+	if !found {
+		sel := ""
+		if s.selector != "" {
+			sel = " matching {" + s.selector + "}"
+		}
+		return time.Time{}, time.Time{}, fmt.Errorf("%s has no %s series%s in the %s before %s: it does not scrape kube-scheduler, or not with these labels",
+			s, PendingPodsMetric, sel, window, t.UTC().Format(time.RFC3339))
+	}
+	return first.Time(), last.Time(), nil
+}
+
 // pickLeader chooses among several scheduler targets: the one that says it
 // leads, else the one with the most scheduling attempts.
 func (s *PrometheusSource) pickLeader(ctx context.Context, groups []model.LabelSet, t time.Time) (model.LabelSet, error) {

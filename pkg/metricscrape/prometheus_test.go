@@ -234,3 +234,175 @@ func TestPrometheusSource_errors(t *testing.T) {
 		t.Errorf("err = %v, want Unreachable", err)
 	}
 }
+
+// historyPrometheus answers instant queries (`sel` and `sel[window]`) over
+// series with samples at given times, as a Prometheus server with the
+// default five-minute lookback would.
+type historyPrometheus struct {
+	series map[string]historySeries // by description, for error messages
+}
+
+type historySeries struct {
+	metric  model.Metric
+	samples []model.SamplePair // oldest first
+}
+
+const lookback = 5 * time.Minute
+
+func (p *historyPrometheus) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/api/v1/query" {
+		http.NotFound(w, r)
+		return
+	}
+	_ = r.ParseForm()
+	q := r.Form.Get("query")
+	sec, err := strconv.ParseFloat(r.Form.Get("time"), 64)
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	at := model.TimeFromUnixNano(int64(sec * 1e9))
+	window := time.Duration(0)
+	if i := strings.LastIndexByte(q, '['); i > 0 && strings.HasSuffix(q, "]") {
+		d, err := model.ParseDuration(q[i+1 : len(q)-1])
+		if err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		q, window = q[:i], time.Duration(d)
+	}
+	match, err := parseSelector(q)
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		_ = json.NewEncoder(w).Encode(map[string]any{"status": "error", "errorType": "bad_data", "error": err.Error()})
+		return
+	}
+	if window > 0 {
+		out := model.Matrix{}
+		for _, s := range p.series {
+			if !match(s.metric) {
+				continue
+			}
+			ss := &model.SampleStream{Metric: s.metric}
+			for _, v := range s.samples {
+				if v.Timestamp > at.Add(-window) && v.Timestamp <= at {
+					ss.Values = append(ss.Values, v)
+				}
+			}
+			if len(ss.Values) > 0 {
+				out = append(out, ss)
+			}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"status": "success", "data": map[string]any{"resultType": "matrix", "result": out}})
+		return
+	}
+	out := model.Vector{}
+	for _, s := range p.series {
+		if !match(s.metric) {
+			continue
+		}
+		for i := len(s.samples) - 1; i >= 0; i-- {
+			v := s.samples[i]
+			if v.Timestamp <= at && v.Timestamp > at.Add(-lookback) {
+				out = append(out, &model.Sample{Metric: s.metric, Value: v.Value, Timestamp: at})
+				break
+			}
+		}
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"status": "success", "data": map[string]any{"resultType": "vector", "result": out}})
+}
+
+// scraped returns the samples of a target scraped every interval from
+// first to last (inclusive), with value v.
+func scraped(first, last time.Time, interval time.Duration, v float64) []model.SamplePair {
+	var out []model.SamplePair
+	for t := first; !t.After(last); t = t.Add(interval) {
+		out = append(out, model.SamplePair{Timestamp: model.TimeFromUnixNano(t.UnixNano()), Value: model.SampleValue(v)})
+	}
+	return out
+}
+
+func TestPrometheusSource_HeldSpan(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	pending := func(instance string) model.Metric {
+		return model.Metric{model.MetricNameLabel: PendingPodsMetric, "job": "kube-scheduler", "instance": model.LabelValue(instance), QueueLabel: "active"}
+	}
+	tests := []struct {
+		name     string
+		series   []historySeries
+		selector string
+		from, to time.Time
+		wantErr  string
+	}{
+		{
+			name:   "an hour of data: the start of the window",
+			series: []historySeries{{pending("a"), scraped(now.Add(-time.Hour), now, 15*time.Second, 1)}},
+			from:   now.Add(-5*time.Minute + 15*time.Second), to: now,
+		},
+		{
+			name:   "a new Prometheus scraped three times",
+			series: []historySeries{{pending("a"), scraped(now.Add(-40*time.Second), now.Add(-10*time.Second), 15*time.Second, 1)}},
+			from:   now.Add(-40 * time.Second), to: now.Add(-10 * time.Second),
+		},
+		{
+			name:   "one sample",
+			series: []historySeries{{pending("a"), scraped(now.Add(-10*time.Second), now.Add(-10*time.Second), 15*time.Second, 1)}},
+			from:   now.Add(-10 * time.Second), to: now.Add(-10 * time.Second),
+		},
+		{
+			name: "a standby scraped for an hour, the leader restarted 30s ago: the leader's start",
+			series: []historySeries{
+				{pending("standby"), scraped(now.Add(-time.Hour), now, 15*time.Second, 0)},
+				{pending("leader"), scraped(now.Add(-30*time.Second), now, 15*time.Second, 3)},
+			},
+			from: now.Add(-30 * time.Second), to: now,
+		},
+		{
+			name: "the selector leaves out the restarted target",
+			series: []historySeries{
+				{pending("standby"), scraped(now.Add(-time.Hour), now, 15*time.Second, 0)},
+				{pending("leader"), scraped(now.Add(-30*time.Second), now, 15*time.Second, 3)},
+			},
+			selector: `instance="standby"`,
+			from:     now.Add(-5*time.Minute + 15*time.Second), to: now,
+		},
+		{
+			name:     "no series in the window",
+			series:   []historySeries{{pending("a"), scraped(now.Add(-time.Hour), now.Add(-10*time.Minute), 15*time.Second, 1)}},
+			selector: `job="kube-scheduler"`,
+			wantErr:  `has no scheduler_pending_pods series matching {job="kube-scheduler"} in the 5m0s before 2027-01-15T08:00:00Z`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prom := &historyPrometheus{series: map[string]historySeries{}}
+			for _, s := range tt.series {
+				prom.series[s.metric.String()] = s
+			}
+			srv := httptest.NewServer(prom)
+			defer srv.Close()
+			s, err := NewPrometheusSource(srv.URL, tt.selector, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			from, to, err := s.HeldSpan(context.Background(), now, 5*time.Minute)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !from.Equal(tt.from) || !to.Equal(tt.to) {
+				t.Errorf("HeldSpan = %s to %s, want %s to %s", from.UTC(), to.UTC(), tt.from.UTC(), tt.to.UTC())
+			}
+			// A scrape at the span's start finds the series: rates can
+			// start there.
+			if _, err := s.ScrapeAt(context.Background(), from); err != nil {
+				t.Errorf("ScrapeAt(from): %v", err)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package mixintest
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,16 +26,61 @@ var targetLabels = []string{"job", "instance", "cluster", "le", "quantile"}
 // scrape is metric name → label name → values seen.
 type scrape map[string]map[string]map[string]bool
 
-func readScrape(t *testing.T, path string) scrape {
+// versions are the kube-scheduler minor versions the mixin is for, oldest
+// first.
+var versions = []string{"v1.34", "v1.35", "v1.36", "v1.37"}
+
+// versionScrapes returns, for each version, the series its scheduler
+// serves: the recorded v1.36.3 scrape, and from it the shapes of the other
+// versions as their metrics.go and events.go differ (versions.md §2),
+// DERIVED, not recorded: v1.34 and v1.35 lack
+// scheduler_pod_scheduled_after_flush_total; v1.37 names a new pod's event
+// UnscheduledPodAdd and a pod's own updates TargetPod…, adds the queues
+// incomplete and pending, scheduler_queued_entities{queue,type} and
+// scheduler_queue_incoming_entities_total{queue,event,type}.
+func versionScrapes(t *testing.T) map[string]scrape {
 	t.Helper()
-	f, err := os.Open(path)
+	data, err := os.ReadFile(scrapeFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	v136 := string(data)
+	var before136 []string
+	for _, line := range strings.Split(v136, "\n") {
+		if !strings.Contains(line, "scheduler_pod_scheduled_after_flush_total") {
+			before136 = append(before136, line)
+		}
+	}
+	v137 := strings.NewReplacer(
+		`event="UnschedulablePodAdd"`, `event="UnscheduledPodAdd"`,
+		`event="UnschedulablePodDelete"`, `event="UnscheduledPodDelete"`,
+		`event="UnschedulablePodUpdate"`, `event="TargetPodUpdate"`,
+	).Replace(v136) + `scheduler_pending_pods{queue="incomplete"} 0
+scheduler_pending_pods{queue="pending"} 0
+scheduler_queued_entities{queue="active",type="pod"} 0
+scheduler_queued_entities{queue="backoff",type="podgroup"} 0
+scheduler_queued_entities{queue="unschedulable",type="pod"} 0
+scheduler_queued_entities{queue="incomplete",type="podgroup"} 0
+scheduler_queue_incoming_entities_total{event="UnscheduledPodAdd",queue="active",type="pod"} 0
+scheduler_queue_incoming_entities_total{event="UnscheduledPodAdd",queue="active",type="podgroup"} 0
+`
+	out := map[string]scrape{}
+	for v, text := range map[string]string{
+		"v1.34": strings.Join(before136, "\n"),
+		"v1.35": strings.Join(before136, "\n"),
+		"v1.36": v136,
+		"v1.37": v137,
+	} {
+		out[v] = parseScrape(t, v, text)
+	}
+	return out
+}
+
+func parseScrape(t *testing.T, where, text string) scrape {
+	t.Helper()
 	p := parser.NewParser(parser.Options{})
 	out := scrape{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
@@ -44,7 +90,7 @@ func readScrape(t *testing.T, path string) scrape {
 		series := line[:strings.LastIndexByte(line, ' ')]
 		ls, err := p.ParseMetric(series)
 		if err != nil {
-			t.Fatalf("%s: %q: %v", path, line, err)
+			t.Fatalf("%s: %q: %v", where, line, err)
 		}
 		name := ls.Get(labels.MetricName)
 		if out[name] == nil {
@@ -64,20 +110,25 @@ func readScrape(t *testing.T, path string) scrape {
 }
 
 // eventValues are the event labels the mixin may name beyond those the
-// recorded scrape happened to hold: the queue's own events, as v1.36.3's
-// pkg/scheduler/framework/events.go and pkg/queue spell them.
+// scrape happened to hold: the queue's own events, as pkg/queue spells
+// them (the same in every version).
 var eventValues = []string{"PopFromBackoffQ", "BackoffComplete", "ScheduleAttemptFailure", "UnschedulableTimeout", "ForceActivate"}
 
-// checkSelectors parses expr and checks each series it selects against the
-// scrape: the metric exists, every label it matches on exists on it, and
-// every value it asks for by equality is one the scheduler serves. recorded
-// are the recording rules' outputs, valid names too.
-func checkSelectors(t *testing.T, where, expr string, sc scrape, recorded map[string]bool) {
-	t.Helper()
+// served says whether a version's scheduler serves metric with label=value.
+func served(sc scrape, metric, label, value string) bool {
+	return sc[metric][label][value] || (label == "event" && slices.Contains(eventValues, value))
+}
+
+// selectorProblems parses expr and checks each series it selects against
+// one version's scrape: the metric exists, every label it matches on exists
+// on it, every value it asks for by equality is one the scheduler serves,
+// and a regexp of alternatives (`a|b`) matches at least one served value.
+// recorded are the recording rules' outputs, valid names too. It returns
+// the metrics the version does not serve apart from the other problems.
+func selectorProblems(expr string, sc scrape, recorded map[string]bool) (missing []string, problems []string) {
 	e, err := parser.NewParser(parser.Options{}).ParseExpr(expr)
 	if err != nil {
-		t.Errorf("%s: %q does not parse: %v", where, expr, err)
-		return
+		return nil, []string{fmt.Sprintf("%q does not parse: %v", expr, err)}
 	}
 	n := 0
 	parser.Inspect(e, func(node parser.Node, _ []parser.Node) error {
@@ -91,36 +142,95 @@ func checkSelectors(t *testing.T, where, expr string, sc scrape, recorded map[st
 		}
 		family := sc[vs.Name]
 		if family == nil {
-			t.Errorf("%s: kube-scheduler v1.36.3 serves no series %s", where, vs.Name)
+			missing = append(missing, vs.Name)
 			return nil
 		}
 		for _, m := range vs.LabelMatchers {
 			if m.Name == labels.MetricName || slices.Contains(targetLabels, m.Name) {
 				continue
 			}
-			values, ok := family[m.Name]
-			if !ok {
-				t.Errorf("%s: %s has no label %s", where, vs.Name, m.Name)
+			if _, ok := family[m.Name]; !ok {
+				problems = append(problems, fmt.Sprintf("%s has no label %s", vs.Name, m.Name))
 				continue
 			}
-			if m.Type != labels.MatchEqual && m.Type != labels.MatchNotEqual {
-				continue
-			}
-			if !values[m.Value] && !(m.Name == "event" && slices.Contains(eventValues, m.Value)) {
-				t.Errorf("%s: %s{%s} is a value kube-scheduler v1.36.3 does not serve", where, vs.Name, m)
+			switch m.Type {
+			case labels.MatchEqual, labels.MatchNotEqual:
+				if !served(sc, vs.Name, m.Name, m.Value) {
+					problems = append(problems, fmt.Sprintf("%s{%s} is a value the scheduler does not serve", vs.Name, m))
+				}
+			case labels.MatchRegexp:
+				if !literalAlternatives.MatchString(m.Value) {
+					continue
+				}
+				any := false
+				for _, alt := range strings.Split(m.Value, "|") {
+					any = any || served(sc, vs.Name, m.Name, alt)
+				}
+				if !any {
+					problems = append(problems, fmt.Sprintf("%s{%s} matches no value the scheduler serves", vs.Name, m))
+				}
 			}
 		}
 		return nil
 	})
 	if n == 0 {
-		t.Errorf("%s: %q selects no series", where, expr)
+		problems = append(problems, fmt.Sprintf("%q selects no series", expr))
 	}
+	return missing, problems
 }
 
+var literalAlternatives = regexp.MustCompile(`^[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)*$`)
+
+// sinceVersion are the series some versions lack, with the version that
+// introduced them (versions.md §2).
+var sinceVersion = map[string]string{
+	"scheduler_pod_scheduled_after_flush_total": "v1.36",
+	"scheduler_queued_entities":                 "v1.37",
+	"scheduler_queue_incoming_entities_total":   "v1.37",
+}
+
+// checkVersions checks expr on every version: selectors are right where the
+// series exist, and a series is missing only on versions before the one in
+// sinceVersion. It returns the series some version lacks.
+func checkVersions(t *testing.T, where, expr string, scrapes map[string]scrape, recorded map[string]bool) map[string]bool {
+	t.Helper()
+	lacking := map[string]bool{}
+	for _, v := range versions {
+		missing, problems := selectorProblems(expr, scrapes[v], recorded)
+		for _, p := range problems {
+			t.Errorf("%s on kube-scheduler %s: %s", where, v, p)
+		}
+		for _, m := range missing {
+			since, ok := sinceVersion[m]
+			switch {
+			case !ok:
+				t.Errorf("%s: kube-scheduler %s serves no series %s", where, v, m)
+			case v >= since:
+				t.Errorf("%s: %s should exist on %s (from %s)", where, m, v, since)
+			default:
+				lacking[m] = true
+			}
+		}
+	}
+	return lacking
+}
+
+// TestRuleExpressionsNameServedSeries: the recording rules hold on every
+// version; an alert may read a series some versions lack only if its
+// description names the version the series comes with.
 func TestRuleExpressionsNameServedSeries(t *testing.T) {
-	sc := readScrape(t, scrapeFile)
-	for _, r := range append(readRules(t, rulesFile), readRules(t, alertFile)...) {
-		checkSelectors(t, r.Record+r.Alert, r.Expr, sc, nil)
+	scrapes := versionScrapes(t)
+	for _, r := range readRules(t, rulesFile) {
+		for m := range checkVersions(t, r.Record, r.Expr, scrapes, nil) {
+			t.Errorf("recording rule %s reads %s, which kube-scheduler before %s lacks: the dashboard could not say so", r.Record, m, sinceVersion[m])
+		}
+	}
+	for _, r := range readRules(t, alertFile) {
+		for m := range checkVersions(t, r.Alert, r.Expr, scrapes, nil) {
+			if !strings.Contains(r.Annotations["description"], sinceVersion[m]) {
+				t.Errorf("alert %s reads %s (from kube-scheduler %s) and its description does not say so", r.Alert, m, sinceVersion[m])
+			}
+		}
 	}
 }
 
@@ -129,8 +239,12 @@ var grafanaVariables = strings.NewReplacer("$__rate_interval", "5m", "$cluster",
 
 var labelValuesQuery = regexp.MustCompile(`^label_values\((.*), *\w+\)$`)
 
+// TestDashboardExpressionsNameServedOrRecordedSeries: every panel and
+// variable query selects what each version serves or the rules record; a
+// panel reading a series some versions lack says so in its noValue text,
+// naming the version the series comes with, instead of a bare "No data".
 func TestDashboardExpressionsNameServedOrRecordedSeries(t *testing.T) {
-	sc := readScrape(t, scrapeFile)
+	scrapes := versionScrapes(t)
 	recorded := map[string]bool{}
 	for _, r := range readRules(t, rulesFile) {
 		recorded[r.Record] = true
@@ -146,6 +260,11 @@ func TestDashboardExpressionsNameServedOrRecordedSeries(t *testing.T) {
 				Targets []struct {
 					Expr string `json:"expr"`
 				} `json:"targets"`
+				FieldConfig struct {
+					Defaults struct {
+						NoValue string `json:"noValue"`
+					} `json:"defaults"`
+				} `json:"fieldConfig"`
 			} `json:"panels"`
 			Templating struct {
 				List []struct {
@@ -164,9 +283,17 @@ func TestDashboardExpressionsNameServedOrRecordedSeries(t *testing.T) {
 		}
 		targets := 0
 		for _, p := range d.Panels {
+			lacking := map[string]bool{}
 			for _, tg := range p.Targets {
 				targets++
-				checkSelectors(t, filepath.Base(path)+": panel "+p.Title, grafanaVariables.Replace(tg.Expr), sc, recorded)
+				for m := range checkVersions(t, filepath.Base(path)+": panel "+p.Title, grafanaVariables.Replace(tg.Expr), scrapes, recorded) {
+					lacking[m] = true
+				}
+			}
+			for m := range lacking {
+				if nv := p.FieldConfig.Defaults.NoValue; !strings.Contains(nv, m) || !strings.Contains(nv, sinceVersion[m]) {
+					t.Errorf("%s: panel %s reads %s, which kube-scheduler before %s lacks; its noValue %q does not say so", filepath.Base(path), p.Title, m, sinceVersion[m], nv)
+				}
 			}
 		}
 		if targets == 0 {
@@ -184,7 +311,9 @@ func TestDashboardExpressionsNameServedOrRecordedSeries(t *testing.T) {
 				t.Errorf("%s: variable %s: %q is not label_values(selector, label)", path, v.Name, q["query"])
 				continue
 			}
-			checkSelectors(t, filepath.Base(path)+": variable "+v.Name, grafanaVariables.Replace(m[1]), sc, recorded)
+			if lacking := checkVersions(t, filepath.Base(path)+": variable "+v.Name, grafanaVariables.Replace(m[1]), scrapes, recorded); len(lacking) > 0 {
+				t.Errorf("%s: variable %s reads series some versions lack: %v", path, v.Name, lacking)
+			}
 		}
 		if !slices.Equal(vars, []string{"datasource", "cluster", "instance"}) {
 			t.Errorf("%s: variables %v, want datasource, cluster, instance", path, vars)
