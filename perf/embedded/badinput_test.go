@@ -47,8 +47,10 @@ func TestStart_badInput(t *testing.T) {
 	}{
 		{"unknown feature gate", Options{FeatureGates: map[string]bool{"NoSuchGate": true}},
 			[]string{"feature gates", "unrecognized feature gate: NoSuchGate"}},
-		{"locked feature gate", Options{FeatureGates: map[string]bool{"SchedulerQueueingHints": false}},
-			[]string{"feature gates", "SchedulerQueueingHints", "locked"}},
+		{"locked feature gate", Options{FeatureGates: map[string]bool{"NodeInclusionPolicyInPodTopologySpread": false}},
+			[]string{"feature gates", "NodeInclusionPolicyInPodTopologySpread", "locked"}},
+		{"feature gate removed in v1.37", Options{FeatureGates: map[string]bool{"SchedulerQueueingHints": false}},
+			[]string{"feature gates", "unrecognized feature gate: SchedulerQueueingHints"}},
 		{"malformed scheduler config", Options{SchedulerConfigFile: malformed},
 			[]string{"scheduler config " + malformed}},
 		{"invalid scheduler config", Options{SchedulerConfigFile: invalid},
