@@ -2,36 +2,17 @@ package cmd
 
 import (
 	"context"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
-
-// stalledServer completes TLS and then never answers.
-func stalledServer(t *testing.T) *httptest.Server {
-	t.Helper()
-	done := make(chan struct{})
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-done:
-		}
-	}))
-	t.Cleanup(func() {
-		close(done)
-		srv.Close()
-	})
-	return srv
-}
 
 // kubeconfigFor writes a kubeconfig whose only cluster is server.
 func kubeconfigFor(t *testing.T, server string) string {
@@ -52,7 +33,7 @@ func kubeconfigFor(t *testing.T, server string) string {
 // answers: each returns within its bound, with an error that names the call,
 // the bound and the flag.
 func TestStalledServer(t *testing.T) {
-	srv := stalledServer(t)
+	srv := testsupport.StalledTLSServer(t)
 	kubeconfig := kubeconfigFor(t, srv.URL)
 	for _, tc := range []struct {
 		name     string
@@ -89,7 +70,7 @@ func TestStalledServer(t *testing.T) {
 // TestExplain_defaultBound checks that explain's list calls are bounded
 // when the REST config has no timeout of its own (no --request-timeout).
 func TestExplain_defaultBound(t *testing.T) {
-	srv := stalledServer(t)
+	srv := testsupport.StalledTLSServer(t)
 	streams := genericiooptions.NewTestIOStreamsDiscard()
 	getter := genericclioptions.NewConfigFlags(false)
 	kubeconfig := kubeconfigFor(t, srv.URL)
@@ -149,45 +130,16 @@ func TestRequestTimeout(t *testing.T) {
 	}
 }
 
-// silentPort accepts connections and never writes a byte.
-func silentPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			conns = append(conns, c)
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		<-done
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "https://" + l.Addr().String()
-}
-
 // TestPerfCleanup_bounded runs perf cleanup against API servers that never
 // answer: it ends within its bound, says so in its error, and claims
 // nothing removed on stdout.
 func TestPerfCleanup_bounded(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		server func(*testing.T) string
+		server func(testing.TB) string
 	}{
-		{"a TLS server that stalls after the handshake", func(t *testing.T) string { return stalledServer(t).URL }},
-		{"a port that accepts and never answers", silentPort},
+		{"a TLS server that stalls after the handshake", testsupport.StalledURL},
+		{"a port that accepts and never answers", testsupport.SilentPort},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			streams, _, out, _ := genericiooptions.NewTestIOStreams()

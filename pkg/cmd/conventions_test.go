@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/run"
 	"github.com/kubectl-schedq/kubectl-schedq/workloads"
 )
@@ -180,7 +181,7 @@ func TestCompletion_shortBound(t *testing.T) {
 	}
 	defer func(d time.Duration) { completionTimeout = d }(completionTimeout)
 	completionTimeout = 300 * time.Millisecond
-	kubeconfig := kubeconfigFor(t, stalledServer(t).URL)
+	kubeconfig := kubeconfigFor(t, testsupport.StalledTLSServer(t).URL)
 	for _, args := range [][]string{
 		{"__complete", "explain", ""},
 		{"__complete", "status", "-n", ""},

@@ -29,7 +29,7 @@ func TestPerfRun_oneSignalIsOneInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the plugin as a process")
 	}
-	kubeconfig := kubeconfigFor(t, stalledServer(t).URL)
+	kubeconfig := kubeconfigFor(t, testsupport.StalledTLSServer(t).URL)
 	for _, tc := range []struct {
 		name string
 		send func(pid int) error

@@ -2,9 +2,6 @@ package provider
 
 import (
 	"context"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,54 +17,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 )
-
-// stalledTLSServer completes the TLS handshake and then never answers.
-func stalledTLSServer(t *testing.T) string {
-	t.Helper()
-	done := make(chan struct{})
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-done:
-		}
-	}))
-	t.Cleanup(func() {
-		close(done)
-		srv.Close()
-	})
-	return srv.URL
-}
-
-// silentPort accepts connections and never writes a byte.
-func silentPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			conns = append(conns, c)
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		<-done
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "https://" + l.Addr().String()
-}
 
 func writeKubeconfig(t *testing.T, server string) string {
 	t.Helper()
@@ -88,12 +40,12 @@ func writeKubeconfig(t *testing.T, server string) string {
 func TestKubeconfig_Start_bounded(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		server  func(*testing.T) string
+		server  func(testing.TB) string
 		metrics bool
 	}{
-		{"a TLS server that stalls after the handshake", stalledTLSServer, false},
-		{"a port that accepts and never answers", silentPort, false},
-		{"--metrics-url on a stalled server", stalledTLSServer, true},
+		{"a TLS server that stalls after the handshake", testsupport.StalledURL, false},
+		{"a port that accepts and never answers", testsupport.SilentPort, false},
+		{"--metrics-url on a stalled server", testsupport.StalledURL, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			server := tc.server(t)
@@ -126,10 +78,10 @@ func TestKubeconfig_Start_bounded(t *testing.T) {
 func TestCleanup_bounded(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		server func(*testing.T) string
+		server func(testing.TB) string
 	}{
-		{"a TLS server that stalls after the handshake", stalledTLSServer},
-		{"a port that accepts and never answers", silentPort},
+		{"a TLS server that stalls after the handshake", testsupport.StalledURL},
+		{"a port that accepts and never answers", testsupport.SilentPort},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := clientcmd.BuildConfigFromFlags("", writeKubeconfig(t, tc.server(t)))
