@@ -54,7 +54,8 @@ local util = import 'lib/util.libsonnet';
           local gated = 'sum by (%s) (scheduler_pending_pods%s' % [by, sel('queue="gated"')],
           local step = c.gatedPodsGrowthStep,
           local span = util.times(step, c.gatedPodsGrowthSteps),
-          // gated(n): gated pods n growth steps ago.
+          // gatedAt(n): gated pods n growth steps ago. The last term: at no
+          // release step in the span were there fewer than one step before.
           local gatedAt(n) = if n == 0 then gated + ')' else '%s offset %s)' % [gated, util.times(step, n)],
           alert: 'KubeSchedulerGatedPodsPilingUp',
           expr: std.join('\nand on (%s)\n' % by, [gatedAt(0) + ' >= %d' % c.gatedPodsThreshold] + [
