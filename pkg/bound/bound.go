@@ -15,6 +15,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
+// DefaultRequestTimeout bounds every network call when --request-timeout is
+// not set or is 0.
+const DefaultRequestTimeout = 30 * time.Second
+
 // IsTimeout reports whether err means a call ran out of time: the context's
 // deadline, a network timeout, or the API server's own timeout.
 func IsTimeout(err error) bool {

@@ -5,13 +5,14 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
 // DefaultRequestTimeout bounds every network call when --request-timeout is
 // not set or is 0.
-const DefaultRequestTimeout = 30 * time.Second
+const DefaultRequestTimeout = bound.DefaultRequestTimeout
 
 // requestTimeout is the bound of every network call a command makes:
 // --request-timeout when it is set and not 0, else DefaultRequestTimeout.

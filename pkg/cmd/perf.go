@@ -20,7 +20,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/run"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
@@ -393,7 +392,7 @@ after itself, after Ctrl-C too; this is for one that was killed.`,
 			removed, err := provider.CleanupRuns(ctx, client, runID, limit)
 			if err != nil {
 				return fmt.Errorf("%w\nremoved (as the server confirmed): %s; may be left: %s; remove them with: %s",
-					bound.Call("cleaning up on "+rc.Host, limit, err), removed, strings.Join(removed.Left, ", "), cleanupCommand(cfg, runID))
+					fmt.Errorf("cleaning up on %s: %w", rc.Host, err), removed, strings.Join(removed.Left, ", "), cleanupCommand(cfg, runID))
 			}
 			fmt.Fprintf(streams.Out, "removed %s from %s in %.1fs\n", removed, rc.Host, time.Since(began).Seconds())
 			return nil

@@ -63,7 +63,7 @@ func TestKubeconfig_Start_bounded(t *testing.T) {
 			if took > 5*time.Second {
 				t.Errorf("Start took %s, bound 500ms", took)
 			}
-			for _, want := range []string{"did not answer within 500ms", "--request-timeout"} {
+			for _, want := range []string{"no answer within 500ms", "--request-timeout"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q lacks %q", err, want)
 				}
@@ -94,7 +94,7 @@ func TestCleanup_bounded(t *testing.T) {
 			if took := time.Since(began); took > time.Second {
 				t.Errorf("cleanup took %s, bound 500ms per call", took)
 			}
-			if err == nil || !strings.Contains(err.Error(), "did not answer within 500ms") {
+			if err == nil || !strings.Contains(err.Error(), "no answer within 500ms") {
 				t.Errorf("err = %v, want the timeout named", err)
 			}
 		})

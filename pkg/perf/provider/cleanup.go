@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	callbound "github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
@@ -71,27 +72,10 @@ func CleanupRuns(ctx context.Context, client kubernetes.Interface, runID string,
 	return cleanup(ctx, client, nil, sel, nil, bound)
 }
 
-// DefaultRequestTimeout bounds each call of a cleanup when no
-// --request-timeout is given (kubectl schedq's default).
-const DefaultRequestTimeout = 30 * time.Second
-
-// CallTimeoutError is a call the API server did not answer within its
-// bound.
-type CallTimeoutError struct {
-	Bound time.Duration
-	Err   error
-}
-
-func (e *CallTimeoutError) Error() string {
-	return fmt.Sprintf("the API server did not answer within %s (--request-timeout): %v", e.Bound, e.Err)
-}
-
-func (e *CallTimeoutError) Unwrap() error { return e.Err }
-
 func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Interface, selector string, ledger *runner.Ledger, bound time.Duration) (Removed, error) {
 	var removed Removed
 	if bound <= 0 {
-		bound = DefaultRequestTimeout
+		bound = callbound.DefaultRequestTimeout
 	}
 	sel := metav1.ListOptions{LabelSelector: selector}
 	// stalled ends every call once one has timed out.
@@ -111,8 +95,8 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 		if timedOut != nil {
 			return // the calls the stall cut short say nothing more
 		}
-		if isCallTimeout(err) {
-			timedOut = &CallTimeoutError{Bound: bound, Err: err}
+		if callbound.IsTimeout(err) {
+			timedOut = &callbound.TimeoutError{Call: "a call to the API server", Bound: bound, Err: err}
 			stall(timedOut)
 			return
 		}
@@ -321,14 +305,6 @@ func cleanup(ctx context.Context, client kubernetes.Interface, dyn dynamic.Inter
 
 // isCallTimeout reports whether err means a call ran out of time: its
 // deadline, a network timeout, or the API server's own timeout.
-func isCallTimeout(err error) bool {
-	var netErr net.Error
-	return errors.Is(err, context.DeadlineExceeded) ||
-		(errors.As(err, &netErr) && netErr.Timeout()) ||
-		apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) ||
-		strings.Contains(err.Error(), "context deadline exceeded") // client-go's retries flatten it
-}
-
 // cleanupParallelism is how many deletes Cleanup keeps in flight.
 const cleanupParallelism = 100
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	callbound "github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
+
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -117,8 +119,8 @@ func (k *Kubeconfig) Start(ctx context.Context, spec Spec) (*Instance, error) {
 		if c, ok := reader.(interface{ Close() }); ok {
 			c.Close()
 		}
-		if gctx.Err() == context.DeadlineExceeded || isCallTimeout(err) {
-			return nil, &CallTimeoutError{Bound: k.bound(), Err: err}
+		if gctx.Err() == context.DeadlineExceeded || callbound.IsTimeout(err) {
+			return nil, &callbound.TimeoutError{Call: "connecting to the kubeconfig's cluster", Bound: k.bound(), Err: err}
 		}
 		return nil, err
 	}
@@ -159,7 +161,7 @@ func (k *Kubeconfig) bound() time.Duration {
 	if k.RequestTimeout > 0 {
 		return k.RequestTimeout
 	}
-	return DefaultRequestTimeout
+	return callbound.DefaultRequestTimeout
 }
 
 // NamespacePrefix is what a run on an existing cluster puts before the
