@@ -43,7 +43,6 @@ command -v docker >/dev/null && timeout 20 docker info >/dev/null 2>&1 ||
 # Every input that changes the image. Go's own version is one: it builds the binaries.
 inputs=$({
 	cat "$HERE/build.sh" "$HERE"/k8s/go.{mod,sum} "$HERE"/coredns/go.{mod,sum} "$HERE"/files/*
-	cat "$ROOT"/perf/go.{mod,sum} "$ROOT"/perf/hack/etcd/main.go
 	echo "$KIND_MODULE $PACKAGES $SUITE $("$GO" env GOVERSION)"
 } | hash)
 if [ "$(docker image inspect -f "{{index .Config.Labels \"$LABEL\"}}" "$IMAGE" 2>/dev/null || true)" = "$inputs" ]; then
@@ -68,7 +67,10 @@ kv=k8s.io/component-base/version
 KUBE_LDFLAGS="-s -w -X $kv.gitVersion=$KUBE_VERSION -X $kv.gitMajor=1 -X $kv.gitMinor=36 -X $kv.gitTreeState=clean -X $kv.buildDate=1970-01-01T00:00:00Z"
 k8s_key=$(cat "$HERE"/k8s/go.{mod,sum} <(echo "$KUBE_LDFLAGS $("$GO" env GOVERSION)") | hash)
 K8S_BIN=$CACHE/k8s-$k8s_key
-etcd_key=$(cat "$ROOT"/perf/go.{mod,sum} "$ROOT"/perf/hack/etcd/main.go <(echo "$("$GO" env GOVERSION)") | hash)
+# etcd comes from the k8s module too, at the version its k8s.io/kubernetes
+# requires (kubeadm's etcd of that release), not from perf/go.mod, which may
+# be at another Kubernetes version.
+etcd_key=$(cat "$HERE"/k8s/go.{mod,sum} <(echo "etcd $("$GO" env GOVERSION)") | hash)
 ETCD_BIN=$CACHE/etcd-$etcd_key
 coredns_key=$(cat "$HERE"/coredns/go.{mod,sum} <(echo "$("$GO" env GOVERSION)") | hash)
 COREDNS_BIN=$CACHE/coredns-$coredns_key
@@ -99,7 +101,7 @@ job_k8s() {
 
 job_etcd() {
 	[ -x "$ETCD_BIN" ] && return
-	(cd "$ROOT/perf" && CGO_ENABLED=0 "$GO" build -trimpath -ldflags '-s -w' -o "$ETCD_BIN.tmp" ./hack/etcd)
+	(cd "$HERE/k8s" && CGO_ENABLED=0 "$GO" build -trimpath -ldflags '-s -w' -o "$ETCD_BIN.tmp" go.etcd.io/etcd/server/v3)
 	mv "$ETCD_BIN.tmp" "$ETCD_BIN"
 }
 
@@ -139,6 +141,8 @@ for f in "$CACHE"/*; do
 	case $f in "$ROOTFS_TAR" | "$K8S_BIN" | "$ETCD_BIN" | "$COREDNS_BIN" | "$PAUSE_BIN") ;; *) rm -rf "$f" ;; esac
 done
 
+"$ETCD_BIN" --version | grep -qx "etcd Version: ${ETCD_TAG%-*}" ||
+	die "the etcd built is not $ETCD_TAG: $("$ETCD_BIN" --version | head -1)"
 want=$("$K8S_BIN/kubeadm" config images list --kubernetes-version "$KUBE_VERSION" 2>/dev/null)
 for img in etcd:$ETCD_TAG coredns/coredns:$COREDNS_TAG pause:$PAUSE_TAG; do
 	grep -qx "registry.k8s.io/$img" <<<"$want" || die "kubeadm $KUBE_VERSION expects other images than this build makes:"$'\n'"$want"
