@@ -117,6 +117,9 @@ const (
 	GateGenericWorkload          = "GenericWorkload"
 	GateGangScheduling           = "GangScheduling"
 	GateOpportunisticBatching    = "OpportunisticBatching"
+	// GateSchedulerPreQueueingHints is v1.37's (alpha): a plugin's
+	// pre-queueing hint narrows the pods an event is offered to.
+	GateSchedulerPreQueueingHints = "SchedulerPreQueueingHints"
 )
 
 // QueueGates lists those gates in display order.
@@ -128,6 +131,7 @@ var QueueGates = []string{
 	GateGenericWorkload,
 	GateGangScheduling,
 	GateOpportunisticBatching,
+	GateSchedulerPreQueueingHints,
 }
 
 // SchedulerLeaseName is the Lease kube-scheduler elects its leader with,

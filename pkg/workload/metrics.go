@@ -56,7 +56,7 @@ func (t Threshold) Get(topic string) float64 {
 	return t.Value
 }
 
-// The labels upstream's default collector config uses (v1.36.3: names in
+// The labels upstream's default collector config uses (v1.37.2: names in
 // pkg/scheduler/framework/plugins/names, metrics.ExtensionPoints,
 // framework.AllClusterEventLabels()).
 var (
@@ -64,7 +64,7 @@ var (
 		"PreFilter", "Filter", "PreFilterExtensionAddPod", "PreFilterExtensionRemovePod",
 		"PostFilter", "PreScore", "Score", "ScoreExtensionNormalize", "PreBind",
 		"PreBindPreFlight", "Bind", "PostBind", "Reserve", "Unreserve", "Permit", "Sign",
-		"PlacementGenerate",
+		"PlacementGenerate", "PlacementFeasible", "PodGroupPostFilter",
 	}
 	pluginNames = []string{
 		"PrioritySort", "DefaultBinder", "DefaultPreemption", "DynamicResources",
@@ -77,7 +77,8 @@ var (
 		"UnschedulableTimeout", "ForceActivate",
 		"PodAdd", "PodDelete", "PodUpdate",
 		"AssignedPodAdd", "AssignedPodDelete", "AssignedPodUpdate",
-		"UnschedulablePodAdd", "UnschedulablePodDelete", "UnschedulablePodUpdate",
+		"UnscheduledPodAdd", "UnscheduledPodDelete", "UnscheduledPodUpdate",
+		"TargetPodAdd", "TargetPodDelete", "TargetPodUpdate",
 		"NodeAdd", "NodeDelete", "NodeUpdate",
 		"PersistentVolumeAdd", "PersistentVolumeDelete", "PersistentVolumeUpdate",
 		"PersistentVolumeClaimAdd", "PersistentVolumeClaimDelete", "PersistentVolumeClaimUpdate",
@@ -90,21 +91,22 @@ var (
 		"resource.k8s.io/ResourceSliceAdd", "resource.k8s.io/ResourceSliceDelete", "resource.k8s.io/ResourceSliceUpdate",
 		"resource.k8s.io/DeviceClassAdd", "resource.k8s.io/DeviceClassDelete", "resource.k8s.io/DeviceClassUpdate",
 		"scheduling.k8s.io/PodGroupAdd", "scheduling.k8s.io/PodGroupDelete", "scheduling.k8s.io/PodGroupUpdate",
-		"PodUpdatePodLabel", "PodUpdatePodScaleDown", "PodUpdatePodToleration",
+		"PodUpdatePodLabel", "PodUpdatePodScaleDown", "PodUpdatePodScaleUp", "PodUpdatePodToleration",
 		"PodUpdatePodSchedulingGatesEliminated", "PodUpdatePodGeneratedResourceClaim",
 		"NodeUpdateNodeAllocatable", "NodeUpdateNodeLabel", "NodeUpdateNodeTaint",
-		"NodeUpdateNodeCondition", "NodeUpdateNodeAnnotation",
+		"NodeUpdateNodeCondition", "NodeUpdateNodeAnnotation", "NodeUpdateNodeDeclaredFeature",
+		"NodeUpdateNodePreemptionPolicy",
 	}
 )
 
-// DefaultMetricsCollectorConfig is upstream's default collector config (for
-// a test case without metricsCollectorConfig). With queueingHints (on unless
-// a workload sets SchedulerQueueingHints: false) it adds the queueing hint
-// and event handling histograms, as upstream does. Note that upstream's
-// default still lists scheduler_pod_scheduling_duration_seconds, which no
-// longer exists in v1.36: collectors skip it.
-func DefaultMetricsCollectorConfig(queueingHints bool) *MetricsCollectorConfig {
-	c := &MetricsCollectorConfig{Metrics: map[string][]*LabelValues{
+// DefaultMetricsCollectorConfig is upstream's default collector config
+// (scheduler_perf.go v1.37.2: the queueing-hint and event-handling
+// histograms are always collected, the hints gate being gone, and the pod
+// group attempt histograms with them). It still lists
+// scheduler_pod_scheduling_duration_seconds, which no longer exists since
+// v1.36: collectors skip it. Each call returns a new copy.
+func DefaultMetricsCollectorConfig() *MetricsCollectorConfig {
+	return &MetricsCollectorConfig{Metrics: map[string][]*LabelValues{
 		"scheduler_framework_extension_point_duration_seconds": {
 			{Label: "extension_point", Values: clone(extensionPoints)},
 		},
@@ -116,17 +118,18 @@ func DefaultMetricsCollectorConfig(queueingHints bool) *MetricsCollectorConfig {
 			{Label: "plugin", Values: clone(pluginNames)},
 			{Label: "extension_point", Values: clone(extensionPoints)},
 		},
-	}}
-	if queueingHints {
-		c.Metrics["scheduler_queueing_hint_execution_duration_seconds"] = []*LabelValues{
+		"scheduler_queueing_hint_execution_duration_seconds": {
 			{Label: "plugin", Values: clone(pluginNames)},
 			{Label: "event", Values: clone(clusterEventLabels)},
-		}
-		c.Metrics["scheduler_event_handling_duration_seconds"] = []*LabelValues{
+		},
+		"scheduler_event_handling_duration_seconds": {
 			{Label: "event", Values: clone(clusterEventLabels)},
-		}
-	}
-	return c
+		},
+		"scheduler_podgroup_scheduling_attempt_duration_seconds": {
+			{Label: "result", Values: []string{"waiting_on_preemption", "scheduled", "unschedulable", "error"}},
+		},
+		"scheduler_podgroup_scheduling_algorithm_duration_seconds": nil,
+	}}
 }
 
 func clone(s []string) []string { return append([]string(nil), s...) }

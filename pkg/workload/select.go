@@ -84,36 +84,25 @@ func (s *Selected) Param(name string) (int, error) {
 // "<test case>/<workload>".
 func (s *Selected) Name() string { return s.TestCase + "/" + s.Workload }
 
-// QueueingHintsEnabled reports whether the scheduler runs with queueing
-// hints: SchedulerQueueingHints is locked on in v1.36 unless the gates set it
-// to false explicitly (see EffectiveFeatureGates).
-func (s *Selected) QueueingHintsEnabled() bool {
-	enabled, set := s.FeatureGates[GateSchedulerQueueingHints]
-	return !set || enabled
-}
-
 // Feature gates upstream's setupTestCase treats specially.
 const (
-	GateSchedulerQueueingHints = "SchedulerQueueingHints"
-	GateOpportunisticBatching  = "OpportunisticBatching"
+	GateNodeDeclaredFeatures = "NodeDeclaredFeatures"
 )
 
-// EffectiveFeatureGates returns the gates upstream's setupTestCase actually
-// sets, and the emulation version it sets first ("" for none): when
-// SchedulerQueueingHints is explicitly false, emulation version 1.33 (the
-// gate is locked on since 1.34, so that is the only way to turn it off; it
-// changes other gates' defaults too); otherwise OpportunisticBatching is set
-// to false unless the gates set it.
+// EffectiveFeatureGates returns the gates upstream's setupTestCase (v1.37.2)
+// actually sets, and the emulation version it sets first ("" for none):
+// when NodeDeclaredFeatures is explicitly false, emulation version 1.36
+// (the gate is locked on from 1.37, so that is the only way to turn it off).
+// v1.36's harness also forced OpportunisticBatching off and emulated 1.33
+// for SchedulerQueueingHints: false; v1.37's does neither, and that gate no
+// longer exists.
 func (s *Selected) EffectiveFeatureGates() (gates map[string]bool, emulationVersion string) {
 	gates = maps.Clone(s.FeatureGates)
 	if gates == nil {
 		gates = map[string]bool{}
 	}
-	if enabled, set := gates[GateSchedulerQueueingHints]; set && !enabled {
-		return gates, "1.33"
-	}
-	if _, set := gates[GateOpportunisticBatching]; !set {
-		gates[GateOpportunisticBatching] = false
+	if enabled, set := gates[GateNodeDeclaredFeatures]; set && !enabled {
+		return gates, "1.36"
 	}
 	return gates, ""
 }
@@ -245,7 +234,7 @@ func (f *File) resolveWorkload(loader *fileLoader, tc *TestCase, w *Workload, o 
 	if tc.MetricsCollectorConfig != nil {
 		s.MetricsCollectorConfig = cloneMCC(tc.MetricsCollectorConfig)
 	} else {
-		s.MetricsCollectorConfig = DefaultMetricsCollectorConfig(s.QueueingHintsEnabled())
+		s.MetricsCollectorConfig = DefaultMetricsCollectorConfig()
 	}
 	if w.Threshold.Value < 0 {
 		return nil, wErr(fmt.Errorf("threshold must not be negative, got %g", w.Threshold.Value))

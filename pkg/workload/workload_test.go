@@ -412,16 +412,19 @@ func TestSelected_EffectiveFeatureGates(t *testing.T) {
 		gates         map[string]bool
 		wantGates     map[string]bool
 		wantEmulation string
-		wantHints     bool
 	}{
 		{name: "none", gates: nil,
-			wantGates: map[string]bool{"OpportunisticBatching": false}, wantHints: true},
-		{name: "hints on", gates: map[string]bool{"SchedulerQueueingHints": true},
-			wantGates: map[string]bool{"SchedulerQueueingHints": true, "OpportunisticBatching": false}, wantHints: true},
-		{name: "batching set", gates: map[string]bool{"OpportunisticBatching": true},
-			wantGates: map[string]bool{"OpportunisticBatching": true}, wantHints: true},
+			wantGates: map[string]bool{}},
+		{name: "batching left alone", gates: map[string]bool{"OpportunisticBatching": true},
+			wantGates: map[string]bool{"OpportunisticBatching": true}},
+		{name: "declared features on", gates: map[string]bool{"NodeDeclaredFeatures": true},
+			wantGates: map[string]bool{"NodeDeclaredFeatures": true}},
+		{name: "declared features off", gates: map[string]bool{"NodeDeclaredFeatures": false},
+			wantGates: map[string]bool{"NodeDeclaredFeatures": false}, wantEmulation: "1.36"},
+		// A v1.36 file turning the removed SchedulerQueueingHints off gets no
+		// emulation: the control plane refuses the unknown gate itself.
 		{name: "hints off", gates: map[string]bool{"SchedulerQueueingHints": false},
-			wantGates: map[string]bool{"SchedulerQueueingHints": false}, wantEmulation: "1.33", wantHints: false},
+			wantGates: map[string]bool{"SchedulerQueueingHints": false}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -432,9 +435,6 @@ func TestSelected_EffectiveFeatureGates(t *testing.T) {
 			}
 			if emulation != tt.wantEmulation {
 				t.Errorf("emulation version = %q, want %q", emulation, tt.wantEmulation)
-			}
-			if got := s.QueueingHintsEnabled(); got != tt.wantHints {
-				t.Errorf("QueueingHintsEnabled() = %v, want %v", got, tt.wantHints)
 			}
 		})
 	}
@@ -475,11 +475,12 @@ func TestFile_Select_featureGatesAndCollector(t *testing.T) {
 	if diff := cmp.Diff(map[string]bool{"SchedulerQueueingHints": true, "A": true, "B": true}, override.FeatureGates); diff != "" {
 		t.Errorf("override gates (-want, +got):\n%s", diff)
 	}
-	if _, ok := inherit.MetricsCollectorConfig.Metrics["scheduler_queueing_hint_execution_duration_seconds"]; ok {
-		t.Errorf("queueing hint histograms collected with SchedulerQueueingHints off")
-	}
-	if _, ok := override.MetricsCollectorConfig.Metrics["scheduler_queueing_hint_execution_duration_seconds"]; !ok {
-		t.Errorf("queueing hint histograms not collected with SchedulerQueueingHints on")
+	// v1.37.2's harness collects the queueing hint histograms whatever the
+	// (removed) SchedulerQueueingHints gate says.
+	for _, s := range []*workload.Selected{inherit, override} {
+		if _, ok := s.MetricsCollectorConfig.Metrics["scheduler_queueing_hint_execution_duration_seconds"]; !ok {
+			t.Errorf("%s: queueing hint histograms not collected", s.Workload)
+		}
 	}
 	wantMCC := &workload.MetricsCollectorConfig{Metrics: map[string][]*workload.LabelValues{
 		"scheduler_scheduling_attempt_duration_seconds": {{Label: "result", Values: []string{"scheduled"}}},
@@ -533,21 +534,18 @@ func TestUniqueLabelCombos(t *testing.T) {
 }
 
 func TestDefaultMetricsCollectorConfig(t *testing.T) {
-	withHints := workload.DefaultMetricsCollectorConfig(true)
-	without := workload.DefaultMetricsCollectorConfig(false)
-	if got, want := len(without.Metrics), 4; got != want {
-		t.Errorf("without hints: %d metrics, want %d", got, want)
-	}
-	if got, want := len(withHints.Metrics), 6; got != want {
-		t.Errorf("with hints: %d metrics, want %d", got, want)
+	withHints := workload.DefaultMetricsCollectorConfig()
+	without := workload.DefaultMetricsCollectorConfig()
+	if got, want := len(withHints.Metrics), 8; got != want {
+		t.Errorf("%d metrics, want %d (v1.37.2's default)", got, want)
 	}
 	combos := workload.UniqueLabelCombos(withHints.Metrics["scheduler_plugin_execution_duration_seconds"])
-	if got, want := len(combos), 19*17; got != want {
+	if got, want := len(combos), 19*19; got != want {
 		t.Errorf("plugin × extension point combos = %d, want %d", got, want)
 	}
 	// Callers may change what they get.
 	without.Metrics["scheduler_scheduling_attempt_duration_seconds"][0].Values[0] = "changed"
-	if v := workload.DefaultMetricsCollectorConfig(false).Metrics["scheduler_scheduling_attempt_duration_seconds"][0].Values[0]; v != "scheduled" {
+	if v := workload.DefaultMetricsCollectorConfig().Metrics["scheduler_scheduling_attempt_duration_seconds"][0].Values[0]; v != "scheduled" {
 		t.Errorf("default config was changed through a returned copy: %q", v)
 	}
 }
