@@ -9,7 +9,7 @@ FUZZTIME  ?= 30s
 PERF_KUBE_VERSION = $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2 }' perf/go.mod)
 
 .PHONY: perf perf-compare-upstream demo mixin test-mixin mixin-recordings test-prometheus
-.PHONY: help all build build-perf test test-root test-perf bench fuzz lint lint-root lint-perf difftest upstreamqueue gates etcd upstream-workloads tidy-check clean
+.PHONY: upstream-configs help all build build-perf test test-root test-perf bench fuzz lint lint-root lint-perf difftest upstreamqueue gates etcd upstream-workloads tidy-check clean
 .PHONY: dist krew-manifest krew-tools krew-validate go-install-check goreleaser-tool goreleaser-check release-check
 
 all: build
@@ -71,6 +71,9 @@ mixin-recordings: build-perf ## record the runs the mixin's alert tests replay �
 # perf/go.mod resolves.
 etcd: ## etcd from Go modules → bin/etcd (for upstream's scheduler_perf harness)
 	cd perf && $(GO) build -trimpath -o ../$(BIN)/etcd ./hack/etcd
+
+upstream-configs: build-perf ## every scheduler_perf config file of perf/go.mod's version at integration-test size on the embedded control plane → a table (file, workloads, rc, throughput, reason)
+	hack/upstream-configs.sh
 
 upstream-workloads: etcd ## workloads/ through upstream's scheduler_perf, gate on and off (integration-test sizes; LABELS=performance for the big ones)
 	cd perf && PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -timeout 3h -run '^$$' -bench BenchmarkWorkloadsUpstream -benchtime 1x ./upstreamcompat/ \
