@@ -6,6 +6,15 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
+
+	resourceapi "k8s.io/api/resource/v1"
+	resourcealpha "k8s.io/api/resource/v1alpha3"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
+	resourcev1beta2 "k8s.io/api/resource/v1beta2"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kubernetes/pkg/features"
 
 	"github.com/spf13/pflag"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -34,6 +43,24 @@ var apiserverFlags = []string{
 	"--allow-privileged=true",
 }
 
+// runtimeConfig is upstream's scheduler_perf rule (mustSetupCluster,
+// util.go v1.37.2) for the API versions a workload's gates need beyond the
+// default ones: DRA's older resource.k8s.io versions when it turns
+// DynamicResourceAllocation on, and scheduling.k8s.io/v1beta1 (PodGroup)
+// when it turns GenericWorkload on.
+func runtimeConfig(gates map[string]bool) []string {
+	var out []string
+	if gates[string(features.DynamicResourceAllocation)] {
+		for _, gv := range []schema.GroupVersion{resourceapi.SchemeGroupVersion, resourcev1beta2.SchemeGroupVersion, resourcev1beta1.SchemeGroupVersion, resourcealpha.SchemeGroupVersion} {
+			out = append(out, gv.String()+"=true")
+		}
+	}
+	if gates[string(features.GenericWorkload)] {
+		out = append(out, schedulingapi.SchemeGroupVersion.String()+"=true")
+	}
+	return out
+}
+
 // apiserver is a running kube-apiserver.
 type apiserver struct {
 	url    string
@@ -46,7 +73,7 @@ type apiserver struct {
 // server chain (what `kube-apiserver` does after parsing its flags) and runs
 // it on a loopback listener. It returns once the server is started; the
 // caller waits for /readyz.
-func startAPIServer(etcdURL string, f *files) (*apiserver, error) {
+func startAPIServer(etcdURL string, f *files, runtimeConfig []string) (*apiserver, error) {
 	s := options.NewServerRunOptions()
 	fs := pflag.NewFlagSet("kube-apiserver", pflag.ContinueOnError)
 	for _, set := range s.Flags().FlagSets {
@@ -61,6 +88,9 @@ func startAPIServer(etcdURL string, f *files) (*apiserver, error) {
 		"--service-account-key-file=" + f.saKey,
 		"--service-account-signing-key-file=" + f.saKey,
 	}, apiserverFlags...)
+	if len(runtimeConfig) > 0 {
+		args = append(args, "--runtime-config="+strings.Join(runtimeConfig, ","))
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, fmt.Errorf("kube-apiserver flags: %w", err)
 	}

@@ -130,3 +130,21 @@ func TestParseFeatureGates(t *testing.T) {
 		})
 	}
 }
+
+// TestRuntimeConfig: the API versions served beyond the defaults follow the
+// workload's gates as upstream's scheduler_perf sets them.
+func TestRuntimeConfig(t *testing.T) {
+	for _, tc := range []struct {
+		gates map[string]bool
+		want  string
+	}{
+		{nil, ""},
+		{map[string]bool{"GenericWorkload": true}, "scheduling.k8s.io/v1beta1=true"},
+		{map[string]bool{"GenericWorkload": false}, ""},
+		{map[string]bool{"DynamicResourceAllocation": true}, "resource.k8s.io/v1=true,resource.k8s.io/v1beta2=true,resource.k8s.io/v1beta1=true,resource.k8s.io/v1alpha3=true"},
+	} {
+		if got := strings.Join(runtimeConfig(tc.gates), ","); got != tc.want {
+			t.Errorf("runtimeConfig(%v) = %q, want %q", tc.gates, got, tc.want)
+		}
+	}
+}

@@ -236,7 +236,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	if err := applyFeatureGates(opts.FeatureGates); err != nil {
 		return nil, err
 	}
-	cp.apiserver, err = startAPIServer(etcdURL, f)
+	cp.apiserver, err = startAPIServer(etcdURL, f, runtimeConfig(opts.FeatureGates))
 	if err != nil {
 		return nil, err
 	}
