@@ -141,8 +141,11 @@ for f in "$CACHE"/*; do
 	case $f in "$ROOTFS_TAR" | "$K8S_BIN" | "$ETCD_BIN" | "$COREDNS_BIN" | "$PAUSE_BIN") ;; *) rm -rf "$f" ;; esac
 done
 
-"$ETCD_BIN" --version | grep -qx "etcd Version: ${ETCD_TAG%-*}" ||
-	die "the etcd built is not $ETCD_TAG: $("$ETCD_BIN" --version | head -1)"
+# Read whole before matching: grep -q or head would close the pipe early,
+# and pipefail would count etcd's broken pipe as a failure.
+etcd_version=$("$ETCD_BIN" --version)
+grep -qx "etcd Version: ${ETCD_TAG%-*}" <<<"$etcd_version" ||
+	die "the etcd built is not $ETCD_TAG: ${etcd_version%%$'\n'*}"
 want=$("$K8S_BIN/kubeadm" config images list --kubernetes-version "$KUBE_VERSION" 2>/dev/null)
 for img in etcd:$ETCD_TAG coredns/coredns:$COREDNS_TAG pause:$PAUSE_TAG; do
 	grep -qx "registry.k8s.io/$img" <<<"$want" || die "kubeadm $KUBE_VERSION expects other images than this build makes:"$'\n'"$want"
