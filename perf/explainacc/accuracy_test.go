@@ -439,7 +439,14 @@ func explainOptions(kubeconfig string) (*cmd.ExplainOptions, error) {
 	flags.KubeConfig = &kubeconfig
 	o := cmd.NewExplainOptions(flags, genericiooptions.NewTestIOStreamsDiscard())
 	o.AllNamespaces = true
+	// A test binary's scheduler reports no release in its build info (the
+	// version comes from ldflags): name the version perf/ builds, as a user
+	// of such a scheduler would with --scheduler-version.
+	o.SchedulerVersion = kubeversion.Get()
 	if err := o.Complete(nil, nil); err != nil {
+		return nil, err
+	}
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	return o, nil
