@@ -198,7 +198,7 @@ type PortForwardSource struct {
 	http    *http.Client
 	auth    *kubeAuth
 	// extra are the paths read beside /metrics (Options.ExtraPaths).
-	extra []string
+	extra map[string]string
 }
 
 // NewPortForwardSource returns a source that discovers the scheduler with

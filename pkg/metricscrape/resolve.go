@@ -42,10 +42,11 @@ type Options struct {
 	NewForwarder func(*rest.Config) Forwarder
 
 	// ExtraPaths are other paths of the scheduler's endpoint to read at each
-	// scrape, beside /metrics (explain reads /configz and /flagz): their
-	// answers are in Snapshot.Extra. Sources that reach no scheduler
-	// endpoint (a file, Prometheus) ignore them.
-	ExtraPaths []string
+	// scrape, beside /metrics (explain reads /configz and /flagz), each with
+	// the Accept header to send: their answers are in Snapshot.Extra.
+	// Sources that reach no scheduler endpoint (a file, Prometheus) ignore
+	// them.
+	ExtraPaths map[string]string
 }
 
 // Validate checks that at most one source is named.

@@ -161,25 +161,24 @@ type Extra struct {
 	Err    error `json:"-"`
 }
 
-// extraAccept asks for the structured answer where the scheduler has one
-// (/flagz from v1.35), else whatever it serves.
-const extraAccept = "application/json;as=Flagz;v=v1beta1;g=config.k8s.io,application/json;as=Flagz;v=v1alpha1;g=config.k8s.io,application/json,text/plain;q=0.5"
-
-// readExtra GETs each path at base with client, within ctx.
-func readExtra(ctx context.Context, client *http.Client, base string, paths []string) map[string]*Extra {
+// readExtra GETs each path at base with client, within ctx, with the
+// Accept header paths gives it.
+func readExtra(ctx context.Context, client *http.Client, base string, paths map[string]string) map[string]*Extra {
 	out := make(map[string]*Extra, len(paths))
-	for _, p := range paths {
-		out[p] = getExtra(ctx, client, base+p, p)
+	for p, accept := range paths {
+		out[p] = getExtra(ctx, client, base+p, p, accept)
 	}
 	return out
 }
 
-func getExtra(ctx context.Context, client *http.Client, url, target string) *Extra {
+func getExtra(ctx context.Context, client *http.Client, url, target, accept string) *Extra {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return &Extra{Err: err}
 	}
-	req.Header.Set("Accept", extraAccept)
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return &Extra{Err: classifyTransportError(target, err)}

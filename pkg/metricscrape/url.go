@@ -24,7 +24,7 @@ type URLSource struct {
 	// credentials is set when the client sends the kubeconfig's credentials.
 	credentials bool
 	// extra are the paths read beside /metrics (Options.ExtraPaths).
-	extra []string
+	extra map[string]string
 }
 
 // NewURLSource returns a source for rawURL ("/metrics" is added when the URL

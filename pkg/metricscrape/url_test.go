@@ -367,8 +367,10 @@ func TestFileSource(t *testing.T) {
 // scrape.
 func TestResolve_extraPaths(t *testing.T) {
 	var auths []string
+	accepts := map[string]string{}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		auths = append(auths, r.Header.Get("Authorization"))
+		accepts[r.URL.Path] = r.Header.Get("Accept")
 		switch r.URL.Path {
 		case MetricsPath:
 			schedulerHandler(smallExposition, nil)(w, r)
@@ -389,7 +391,7 @@ func TestResolve_extraPaths(t *testing.T) {
 		{"without a kubeconfig", Options{MetricsURL: srv.URL, InsecureSkipTLSVerify: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.opts.ExtraPaths = []string{"/configz", "/flagz", "/statusz"}
+			tc.opts.ExtraPaths = map[string]string{"/configz": "application/json", "/flagz": "text/plain", "/statusz": ""}
 			src, err := Resolve(tc.opts)
 			if err != nil {
 				t.Fatal(err)
@@ -407,6 +409,9 @@ func TestResolve_extraPaths(t *testing.T) {
 			}
 			if sz := snap.Extra["/statusz"]; sz == nil || sz.Status != http.StatusNotFound || sz.Err == nil {
 				t.Errorf("/statusz = %+v, want a 404", sz)
+			}
+			if accepts["/flagz"] != "text/plain" || accepts["/configz"] != "application/json" {
+				t.Errorf("Accept headers sent = %v, want each path's own", accepts)
 			}
 		})
 	}

@@ -20,9 +20,10 @@ const (
 	FlagzPath   = "/flagz"
 )
 
-// ConfigPaths are the paths a source reads for explain (metricscrape's
+// ConfigPaths are the paths a source reads for explain, with the Accept
+// header each gets its best answer with on every version (metricscrape's
 // Options.ExtraPaths).
-var ConfigPaths = []string{ConfigzPath, FlagzPath}
+var ConfigPaths = map[string]string{ConfigzPath: "application/json", FlagzPath: schedconfig.FlagzAccept}
 
 // ConfigRBAC is what an identity needs to read them.
 const ConfigRBAC = `nonResourceURLs ["/configz", "/flagz"] verbs ["get"]`
