@@ -41,17 +41,6 @@ func (l Location) Word() string {
 	return string(l)
 }
 
-// PendingLabel is the scheduler_pending_pods queue value that counts a pod
-// in l, or "" where none does (in flight, unknown).
-func (l Location) PendingLabel() string {
-	for _, p := range places {
-		if p.loc == l {
-			return p.label
-		}
-	}
-	return ""
-}
-
 // ParseLocation reads upstream's word for a place, or its Location
 // spelling (which older output used).
 func ParseLocation(s string) (Location, error) {

@@ -27,9 +27,6 @@ func TestLocation_spellings(t *testing.T) {
 			if got := tc.loc.Word(); got != tc.word {
 				t.Errorf("Word() = %q, want %q", got, tc.word)
 			}
-			if got := tc.loc.PendingLabel(); got != tc.label {
-				t.Errorf("PendingLabel() = %q, want %q", got, tc.label)
-			}
 			for _, s := range []string{tc.word, string(tc.loc)} {
 				if got, err := ParseLocation(s); err != nil || got != tc.loc {
 					t.Errorf("ParseLocation(%q) = %q, %v", s, got, err)

@@ -106,7 +106,6 @@ type PriorityQueue struct {
 	clock                             PassiveClock
 	podMaxInUnschedulablePodsDuration time.Duration
 	popFromBackoffQ                   bool
-	version                           Version
 	behaviour
 	// unscheduledPodAddLabel and unqueuedPodUpdateLabel are the incoming
 	// events of a new pod and of an update of a pod in no queue, in the
@@ -171,7 +170,6 @@ func NewPriorityQueue(opts ...Option) *PriorityQueue {
 		clock:                             o.clock,
 		podMaxInUnschedulablePodsDuration: o.podMaxInUnschedulablePodsDuration,
 		popFromBackoffQ:                   o.popFromBackoffQ,
-		version:                           o.version,
 		behaviour:                         behaviourOf(o.version),
 		preEnqueuePlugins:                 o.preEnqueuePluginMap,
 		defaultPreEnqueue:                 o.preEnqueuePluginMap[DefaultSchedulerName],
@@ -258,9 +256,6 @@ func (p *PriorityQueue) keyID(key string) (int32, bool) {
 
 // SchedulingCycle is the number of pods handed out so far.
 func (p *PriorityQueue) SchedulingCycle() int64 { return p.activeQ.schedCycle }
-
-// Version is the kube-scheduler version whose rules the queue follows.
-func (p *PriorityQueue) Version() Version { return p.version }
 
 // eventUnscheduledPodAdd is the event of a new unscheduled pod.
 func (p *PriorityQueue) eventUnscheduledPodAdd() ClusterEvent {
