@@ -63,3 +63,13 @@ func SilentPort(t testing.TB) string {
 
 // StalledURL is StalledTLSServer's URL.
 func StalledURL(t testing.TB) string { return StalledTLSServer(t).URL }
+
+// Unanswering lists the servers a bounded call must give up on, by name:
+// one that stalls after the TLS handshake, and a port that never writes.
+var Unanswering = []struct {
+	Name   string
+	Server func(testing.TB) string
+}{
+	{"a TLS server that stalls after the handshake", StalledURL},
+	{"a port that accepts and never answers", SilentPort},
+}

@@ -134,17 +134,11 @@ func TestRequestTimeout(t *testing.T) {
 // answer: it ends within its bound, says so in its error, and claims
 // nothing removed on stdout.
 func TestPerfCleanup_bounded(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		server func(testing.TB) string
-	}{
-		{"a TLS server that stalls after the handshake", testsupport.StalledURL},
-		{"a port that accepts and never answers", testsupport.SilentPort},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range testsupport.Unanswering {
+		t.Run(tc.Name, func(t *testing.T) {
 			streams, _, out, _ := genericiooptions.NewTestIOStreams()
 			root := NewCmdSchedq(streams)
-			root.SetArgs([]string{"perf", "cleanup", "--all", "--kubeconfig", kubeconfigFor(t, tc.server(t)), "--request-timeout", "500ms"})
+			root.SetArgs([]string{"perf", "cleanup", "--all", "--kubeconfig", kubeconfigFor(t, tc.Server(t)), "--request-timeout", "500ms"})
 			start := time.Now()
 			err := root.Execute()
 			if took := time.Since(start); took > 2*time.Second {

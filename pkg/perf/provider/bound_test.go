@@ -76,15 +76,9 @@ func TestKubeconfig_Start_bounded(t *testing.T) {
 // first call that times out ends the cleanup, within twice the bound, with
 // an error that says so.
 func TestCleanup_bounded(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		server func(testing.TB) string
-	}{
-		{"a TLS server that stalls after the handshake", testsupport.StalledURL},
-		{"a port that accepts and never answers", testsupport.SilentPort},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := clientcmd.BuildConfigFromFlags("", writeKubeconfig(t, tc.server(t)))
+	for _, tc := range testsupport.Unanswering {
+		t.Run(tc.Name, func(t *testing.T) {
+			cfg, err := clientcmd.BuildConfigFromFlags("", writeKubeconfig(t, tc.Server(t)))
 			if err != nil {
 				t.Fatal(err)
 			}
