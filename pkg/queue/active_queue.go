@@ -65,6 +65,10 @@ func instant(t time.Time) heap.Instant {
 
 func (aq *activeQueue) add(p *QueuedPodInfo, event string) {
 	aq.queue.AddOrUpdate(p.id, activeKey(p), p)
+	if p.grp != nil {
+		incoming(aq.metrics, p, LabelActive, event)
+		return
+	}
 	aq.metrics.Incoming(LabelActive, event)
 }
 
@@ -96,7 +100,7 @@ func (aq *activeQueue) pop() *QueuedPodInfo {
 			if p, ok = aq.backoffQ.popBackoff(); !ok {
 				return nil
 			}
-			aq.metrics.Incoming(LabelActive, PopFromBackoffQ)
+			incoming(aq.metrics, p, LabelActive, PopFromBackoffQ)
 		}
 		if aq.movePodToInFlight(p) {
 			return p
@@ -106,12 +110,22 @@ func (aq *activeQueue) pop() *QueuedPodInfo {
 }
 
 func (aq *activeQueue) movePodToInFlight(p *QueuedPodInfo) bool {
+	if p.grp != nil && p.IsPodGroup() {
+		return aq.moveGroupToInFlight(p)
+	}
 	p.Attempts++
 	// By the record's ID, which is p.Pod's: the Pod object is read only
 	// when a pod with its key is in flight, which is rare.
 	if _, ok := aq.inFlightMarkerOf(p.id, p.Pod); ok {
 		return false
 	}
+	aq.registerInFlight(p)
+	aq.schedCycle++
+	return true
+}
+
+// registerInFlight adds the pod's marker to inFlightEvents.
+func (aq *activeQueue) registerInFlight(p *QueuedPodInfo) {
 	seq := aq.push(inFlightEntry{pod: p.Pod})
 	if n := int(p.id) + 1; n > len(aq.inFlightPods) {
 		aq.inFlightPods = append(aq.inFlightPods, make([]int64, max(n-len(aq.inFlightPods), len(aq.inFlightPods)/2))...)
@@ -125,8 +139,6 @@ func (aq *activeQueue) movePodToInFlight(p *QueuedPodInfo) bool {
 		aq.inFlightByUID[p.Pod.UID] = seq
 	}
 	aq.inFlightCount++
-	aq.schedCycle++
-	return true
 }
 
 // push appends e to inFlightEvents and returns its sequence number.
@@ -214,4 +226,31 @@ func (aq *activeQueue) done(pod *Pod) {
 	aq.inFlightEvents = aq.inFlightEvents[:0]
 	aq.inFlightBase += int64(aq.inFlightHead)
 	aq.inFlightHead = 0
+}
+
+// moveGroupToInFlight puts a pod group's members in flight together, one
+// scheduling cycle for the group; a member in flight already is dropped from
+// the group (active_queue.go 1.37:268-320), and a group left empty is
+// discarded.
+func (aq *activeQueue) moveGroupToInFlight(g *QueuedPodInfo) bool {
+	g.Attempts++
+	for _, m := range g.grp.members {
+		m.Attempts++
+	}
+	kept := g.grp.members[:0]
+	for _, m := range g.grp.members {
+		if _, ok := aq.inFlightMarkerOf(m.id, m.Pod); ok {
+			m.grp = nil
+			continue
+		}
+		aq.registerInFlight(m)
+		kept = append(kept, m)
+	}
+	clear(g.grp.members[len(kept):])
+	g.grp.members = kept
+	if len(kept) == 0 {
+		return false
+	}
+	aq.schedCycle++
+	return true
 }

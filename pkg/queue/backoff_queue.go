@@ -121,8 +121,12 @@ func (bq *backoffQueue) getBackoffTime(p *QueuedPodInfo) time.Time {
 		return time.Time{}
 	}
 	if p.BackoffExpiration.IsZero() {
+		podMax := bq.podMaxBackoff
+		if p.grp != nil {
+			podMax = GroupMaxBackoff(podMax, p.Size())
+		}
 		p.BackoffExpiration = BackoffExpiry(p.Timestamp, p.UnschedulableCount, p.ConsecutiveErrorsCount,
-			bq.podInitialBackoff, bq.podMaxBackoff, bq.popFromBackoffQEnabled)
+			bq.podInitialBackoff, podMax, bq.popFromBackoffQEnabled)
 	}
 	return p.BackoffExpiration
 }
@@ -163,7 +167,7 @@ func (bq *backoffQueue) add(p *QueuedPodInfo, event string) {
 	moved := other.Delete(p.id)
 	to.AddOrUpdate(p.id, bq.key(p), p)
 	if !moved {
-		bq.metrics.Incoming(LabelBackoff, event)
+		incoming(bq.metrics, p, LabelBackoff, event)
 	}
 }
 
@@ -198,3 +202,8 @@ func (bq *backoffQueue) has(id int32) bool {
 
 func (bq *backoffQueue) len() int        { return bq.podBackoffQ.Len() + bq.podErrorBackoffQ.Len() }
 func (bq *backoffQueue) lenBackoff() int { return bq.podBackoffQ.Len() }
+
+// heaps are podBackoffQ and podErrorBackoffQ.
+func (bq *backoffQueue) heaps() [2]*heap.Heap[*QueuedPodInfo] {
+	return [2]*heap.Heap[*QueuedPodInfo]{bq.podBackoffQ, bq.podErrorBackoffQ}
+}

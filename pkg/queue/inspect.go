@@ -40,6 +40,9 @@ func (p *PriorityQueue) LocatePod(pod *Pod) (Location, *QueuedPodInfo) {
 func (p *PriorityQueue) locate(id int32) (Location, *QueuedPodInfo) {
 	tag, ok := p.positions.Holder(id)
 	if !ok {
+		if p.groups != nil {
+			return p.locateMember(id)
+		}
 		return "", nil
 	}
 	switch tag {

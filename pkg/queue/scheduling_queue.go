@@ -45,6 +45,7 @@ type priorityQueueOptions struct {
 	preEnqueuePluginMap               map[string][]PreEnqueuePlugin
 	metrics                           Metrics
 	version                           Version
+	genericWorkload                   bool
 }
 
 // Option configures a PriorityQueue.
@@ -148,6 +149,8 @@ type PriorityQueue struct {
 	lastEvent   ClusterEvent
 	lastLabel   string
 	metrics     Metrics
+	// groups is the pod-group state, nil unless GenericWorkload (v1.37).
+	groups *podGroups
 }
 
 // NewPriorityQueue returns an empty queue.
@@ -192,6 +195,14 @@ func NewPriorityQueue(opts ...Option) *PriorityQueue {
 	}
 	pq.activeQ = newActiveQueue(o.metrics, popper, &pq.positions)
 	pq.unschedulablePods = newUnschedulablePods(o.metrics, &pq.positions)
+	if o.genericWorkload && o.version >= V1_37 {
+		pq.groups = newPodGroups(o.metrics)
+		// Only then: an entry's weight costs a call per move.
+		pq.activeQ.queue.SetWeigh(weigh)
+		for _, h := range pq.backoffQ.heaps() {
+			h.SetWeigh(weigh)
+		}
+	}
 
 	pq.addQueueingHints(o.queueingHintMap)
 	return pq
@@ -378,6 +389,10 @@ func (p *PriorityQueue) isPodWorthRequeuingWith(pInfo *QueuedPodInfo, e ClusterE
 // runPreEnqueuePlugins runs the profile's PreEnqueue plugins, the gating
 // plugin first, and records the first rejection as the gating plugin.
 func (p *PriorityQueue) runPreEnqueuePlugins(pInfo *QueuedPodInfo) {
+	if pInfo.grp != nil && pInfo.IsPodGroup() {
+		p.runPreEnqueueGroup(pInfo)
+		return
+	}
 	plugins := p.defaultPreEnqueue
 	if n := pInfo.Pod.SchedulerName; n != "" && n != DefaultSchedulerName {
 		plugins = p.preEnqueuePlugins[n]
@@ -426,9 +441,8 @@ func (p *PriorityQueue) moveToActiveQ(pInfo *QueuedPodInfo, event string, movesF
 		p.addGated(pInfo, gatedBefore, event, true)
 		return false
 	}
-	if pInfo.InitialAttemptTimestamp == nil {
-		pInfo.initialAttemptTimestamp = p.clock.Now()
-		pInfo.InitialAttemptTimestamp = &pInfo.initialAttemptTimestamp
+	if pInfo.InitialAttemptTimestamp == nil || pInfo.grp != nil {
+		setInitialAttemptTimestamp(pInfo, p.clock.Now())
 	}
 	p.unschedulablePods.delete(pInfo.id, gatedBefore)
 	p.backoffQ.delete(pInfo.id)
@@ -465,7 +479,7 @@ func (p *PriorityQueue) addGated(pInfo *QueuedPodInfo, gatedBefore bool, event s
 		return
 	}
 	if p.flushReevaluatesGated {
-		pInfo.WasFlushedFromUnschedulable = false
+		setWasFlushed(pInfo, false)
 	}
 	p.unschedulablePods.addOrUpdate(pInfo, gatedBefore, event)
 }
@@ -515,13 +529,32 @@ func (p *PriorityQueue) newQueuedPodInfo(pod *Pod) *QueuedPodInfo {
 }
 
 // Add enqueues a new pod (the informer saw an unscheduled pod).
-func (p *PriorityQueue) Add(pod *Pod) {
-	p.moveToActiveQ(p.newQueuedPodInfo(pod), p.unscheduledPodAddLabel, false)
+func (p *PriorityQueue) Add(pod *Pod) { p.add(pod) }
+
+func (p *PriorityQueue) add(pod *Pod) {
+	pInfo := p.newQueuedPodInfo(pod)
+	if p.isPodGroupMember(pod) {
+		p.addPodGroupMember(pInfo)
+		return
+	}
+	p.moveToActiveQ(pInfo, p.unscheduledPodAddLabel, false)
 }
 
-// Pop hands out the next pod, or nil where upstream's Pop would block
-// (activeQ empty and, with PopFromBackoffQ, podBackoffQ empty too).
-func (p *PriorityQueue) Pop() *QueuedPodInfo { return p.activeQ.pop() }
+// Pop hands out the next entity, or nil where upstream's Pop would block
+// (activeQ empty and, with PopFromBackoffQ, podBackoffQ empty too). A pod
+// group's entity (IsPodGroup) puts all its members in flight at once.
+func (p *PriorityQueue) Pop() *QueuedPodInfo {
+	pi := p.activeQ.pop()
+	if p.groups != nil && pi != nil {
+		p.groups.lastPopped = ""
+		if pi.IsPodGroup() {
+			k := pi.Pod.Namespace + "/" + pi.Pod.Name
+			p.groups.lastPopped = k
+			p.groups.popped[k] = pi
+		}
+	}
+	return pi
+}
 
 // WouldBlock reports whether Pop would return nil.
 func (p *PriorityQueue) WouldBlock() bool { return p.activeQ.wouldBlock() }
@@ -557,6 +590,15 @@ func (p *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *QueuedPodInfo, podSc
 	pInfo.BackoffExpiration = time.Time{}
 	pInfo.WasFlushedFromUnschedulable = false
 	pInfo.flushedAfter = 0
+	if p.groups != nil {
+		if p.isPodGroupMember(pInfo.Pod) {
+			// Done first: the member may join a group Pop could hand out.
+			p.Done(pInfo.Pod)
+			p.addPodGroupMember(pInfo)
+			return true
+		}
+		p.groups.lastPopped = ""
+	}
 	p.requeuePodWithQueueingStrategy(pInfo, p.determineSchedulingHintForInFlightPod(pInfo), ScheduleAttemptFailure)
 	return true
 }
@@ -607,7 +649,7 @@ func (p *PriorityQueue) FlushUnschedulablePodsLeftover() {
 		// FlushTimestamp, when set, is after Timestamp.
 		last := pInfo.Timestamp.Add(pInfo.flushedAfter)
 		if now.Sub(last) > p.podMaxInUnschedulablePodsDuration {
-			pInfo.WasFlushedFromUnschedulable = true
+			setWasFlushed(pInfo, true)
 			if p.flushReevaluatesGated {
 				pInfo.flushedAfter = now.Sub(pInfo.Timestamp)
 			}
@@ -654,7 +696,7 @@ func (p *PriorityQueue) MoveAllToActiveOrBackoffQueue(e ClusterEvent, oldObj, ne
 	}
 	pods := p.takeMoveScratch()
 	for _, pInfo := range p.unschedulablePods.pods {
-		if preCheck == nil || preCheck(pInfo.Pod) {
+		if preCheck == nil || anyPod(pInfo, preCheck) {
 			pods = append(pods, pInfo)
 		}
 	}
@@ -675,7 +717,7 @@ func (p *PriorityQueue) movePodsToActiveOrBackoffQueue(pods []*QueuedPodInfo, e 
 		if pInfo.Gated() && !(p.flushReevaluatesGated && e.IsWildCard()) && !gating.matches(e, pInfo.GatingPluginEvents) {
 			continue
 		}
-		hint := p.isPodWorthRequeuingWith(pInfo, e, oldObj, newObj, &memo)
+		hint := p.isEntityWorthRequeuing(pInfo, e, oldObj, newObj, &memo)
 		if hint == queueSkip {
 			continue
 		}
@@ -709,7 +751,11 @@ func (g *gatingMatch) matches(e ClusterEvent, events []ClusterEvent) bool {
 // in-flight pod it records a ForceActivate aimed at it.
 func (p *PriorityQueue) Activate(pods []*Pod) {
 	for _, pod := range pods {
-		if p.activate(pod) {
+		if p.isPodGroupMember(pod) {
+			p.activatePodGroupMember(pod)
+			continue
+		}
+		if p.activateID(p.intern(pod)) {
 			continue
 		}
 		p.activeQ.addEventsIfPodInFlight(nil, pod, []ClusterEvent{EventForceActivate})
@@ -717,8 +763,7 @@ func (p *PriorityQueue) Activate(pods []*Pod) {
 	}
 }
 
-func (p *PriorityQueue) activate(pod *Pod) bool {
-	id := p.intern(pod)
+func (p *PriorityQueue) activateID(id int32) bool {
 	pInfo := p.unschedulablePods.get(id)
 	movesFromBackoffQ := false
 	if pInfo == nil {
@@ -734,6 +779,10 @@ func (p *PriorityQueue) activate(pod *Pod) bool {
 // Update applies an update of an unscheduled pod.
 func (p *PriorityQueue) Update(oldPod, newPod *Pod) {
 	events := PodSchedulingPropertiesChange(newPod, oldPod, p.targetPodEvents)
+	if oldPod != nil && p.isPodGroupMember(oldPod) {
+		p.updatePodGroupMember(oldPod, newPod, events)
+		return
+	}
 	if p.activeQ.addEventsIfPodInFlight(oldPod, newPod, events) {
 		return
 	}
@@ -753,11 +802,19 @@ func (p *PriorityQueue) Update(oldPod, newPod *Pod) {
 		}
 		return
 	}
+	if p.updateOfUnqueuedPodAdds {
+		p.add(newPod)
+		return
+	}
 	p.moveToActiveQ(p.newQueuedPodInfo(newPod), p.unqueuedPodUpdateLabel, false)
 }
 
 // Delete removes a queued pod; in-flight pods are not affected.
 func (p *PriorityQueue) Delete(pod *Pod) {
+	if p.isPodGroupMember(pod) {
+		p.deletePodGroupMember(pod)
+		return
+	}
 	id := p.intern(pod)
 	if p.activeQ.queue.Delete(id) || p.backoffQ.delete(id) {
 		return
@@ -765,4 +822,18 @@ func (p *PriorityQueue) Delete(pod *Pod) {
 	if pInfo := p.unschedulablePods.get(id); pInfo != nil {
 		p.unschedulablePods.delete(id, pInfo.Gated())
 	}
+}
+
+// anyPod reports whether check passes for the pod or, for a group, for any
+// member.
+func anyPod(pi *QueuedPodInfo, check PreEnqueueCheck) bool {
+	if !pi.IsPodGroup() {
+		return check(pi.Pod)
+	}
+	for _, m := range pi.grp.members {
+		if check(m.Pod) {
+			return true
+		}
+	}
+	return false
 }

@@ -24,6 +24,10 @@ type Pod struct {
 	// Tolerations is the number of tolerations; a change in it is the
 	// UpdatePodToleration sub-event.
 	Tolerations int
+	// PodGroup is spec.schedulingGroup.podGroupName: with GenericWorkload
+	// (v1.37) the pod is queued as a member of that PodGroup of its
+	// namespace.
+	PodGroup string
 
 	// key caches Key; internedBy and id cache the queue's ID for the key, so
 	// that a Pod object the caller keeps is hashed once, not at every call.
@@ -86,6 +90,39 @@ type QueuedPodInfo struct {
 	// the pod's last failure, which sets Timestamp and clears both): 8 bytes
 	// rather than a time.Time's 24, as every queued pod carries it.
 	flushedAfter time.Duration
+	// grp links a pod group's entity and its queued members (v1.37): on the
+	// entity and on each member it is the same link; nil on a pod queued on
+	// its own and on a member waiting outside its group.
+	grp *groupLink
+}
+
+// Size is how many pods the entity is: a pod group's queued members, else 1.
+func (p *QueuedPodInfo) Size() int {
+	if p.IsPodGroup() {
+		return len(p.grp.members)
+	}
+	return 1
+}
+
+// IsPodGroup reports whether the record is a pod group's entity (v1.37)
+// rather than a pod.
+func (p *QueuedPodInfo) IsPodGroup() bool { return p.grp != nil && p.grp.entity == p }
+
+// Members are a pod group entity's queued pods in upstream's order
+// (priority, attempts, timestamp, name); nil for a pod.
+func (p *QueuedPodInfo) Members() []*QueuedPodInfo {
+	if p.IsPodGroup() {
+		return p.grp.members
+	}
+	return nil
+}
+
+// Group is the pod group entity a member is queued in, or nil.
+func (p *QueuedPodInfo) Group() *QueuedPodInfo {
+	if p.grp != nil && p.grp.entity != p {
+		return p.grp.entity
+	}
+	return nil
 }
 
 // FlushTimestamp is when the leftover flush last picked the pod (v1.37;

@@ -31,23 +31,27 @@ func newUnschedulablePods(metrics Metrics, pos *heap.Positions) *unschedulablePo
 func (u *unschedulablePods) addOrUpdate(p *QueuedPodInfo, gatedBefore bool, event string) {
 	if i := u.index(p.id); i >= 0 {
 		if gated := p.Gated(); gated != gatedBefore {
-			if gatedBefore {
-				u.gatedRecorder.Dec()
-				u.unschedulableRecorder.Inc()
-			} else {
-				u.gatedRecorder.Inc()
-				u.unschedulableRecorder.Dec()
+			for n := p.Size(); n > 0; n-- {
+				if gatedBefore {
+					u.gatedRecorder.Dec()
+					u.unschedulableRecorder.Inc()
+				} else {
+					u.gatedRecorder.Inc()
+					u.unschedulableRecorder.Dec()
+				}
 			}
 		}
 		u.pods[i] = p
 		return
 	}
+	rec := u.unschedulableRecorder
 	if p.Gated() {
-		u.gatedRecorder.Inc()
-	} else {
-		u.unschedulableRecorder.Inc()
+		rec = u.gatedRecorder
 	}
-	u.metrics.Incoming(LabelUnschedulable, event)
+	for n := p.Size(); n > 0; n-- {
+		rec.Inc()
+	}
+	incoming(u.metrics, p, LabelUnschedulable, event)
 	u.pos.Claim(p.id)
 	u.pods = append(u.pods, p)
 	u.pos.Set(p.id, tagUnschedulablePods, len(u.pods)-1)
@@ -61,10 +65,12 @@ func (u *unschedulablePods) delete(id int32, gated bool) {
 	if i < 0 {
 		return
 	}
+	rec := u.unschedulableRecorder
 	if gated {
-		u.gatedRecorder.Dec()
-	} else {
-		u.unschedulableRecorder.Dec()
+		rec = u.gatedRecorder
+	}
+	for n := u.pods[i].Size(); n > 0; n-- {
+		rec.Dec()
 	}
 	last := len(u.pods) - 1
 	if i != last {

@@ -69,6 +69,30 @@ type Heap[T any] struct {
 	tag      Tag
 	order    Order
 	recorder Recorder
+	// weigh, if set, is how many the recorder counts an item as (a pod group
+	// counts its pods in scheduler_pending_pods); otherwise one.
+	weigh func(T) int
+}
+
+// SetWeigh sets how many the recorder counts an item as.
+func (h *Heap[T]) SetWeigh(weigh func(T) int) { h.weigh = weigh }
+
+// record moves the recorder by obj's weight, up or down.
+func (h *Heap[T]) record(obj T, up bool) {
+	if h.recorder == nil {
+		return
+	}
+	n := 1
+	if h.weigh != nil {
+		n = h.weigh(obj)
+	}
+	for ; n > 0; n-- {
+		if up {
+			h.recorder.Inc()
+		} else {
+			h.recorder.Dec()
+		}
+	}
 }
 
 // New returns an empty heap that keeps its items' indices in pos under tag,
@@ -185,9 +209,7 @@ func (h *Heap[T]) AddOrUpdate(id int32, key Key, obj T) {
 	key.id = id
 	h.queue = append(h.queue, entry[T]{key: key, obj: obj})
 	h.up(len(h.queue) - 1)
-	if h.recorder != nil {
-		h.recorder.Inc()
-	}
+	h.record(obj, true)
 }
 
 // Delete removes the item with this ID (heap.Remove) and reports whether
@@ -203,10 +225,7 @@ func (h *Heap[T]) Delete(id int32) bool {
 			h.up(i)
 		}
 	}
-	h.removeLast()
-	if h.recorder != nil {
-		h.recorder.Dec()
-	}
+	h.record(h.removeLast(), false)
 	return true
 }
 
@@ -229,9 +248,7 @@ func (h *Heap[T]) Pop() (T, bool) {
 	h.swap(0, n)
 	h.down(0, n)
 	obj := h.removeLast()
-	if h.recorder != nil {
-		h.recorder.Dec()
-	}
+	h.record(obj, false)
 	return obj, true
 }
 
