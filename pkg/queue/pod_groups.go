@@ -51,9 +51,9 @@ type podGroups struct {
 	pending, incomplete map[string][]*QueuedPodInfo
 	waiting             map[int32]Location
 	// groupOf is each member's group key by the member's ID.
-	groupOf map[int32]string
-	pendingGauge        MetricRecorder
-	incompleteGauge     MetricRecorder
+	groupOf         map[int32]string
+	pendingGauge    MetricRecorder
+	incompleteGauge MetricRecorder
 	// lastPopped is activeQ's lastPoppedEntityKey when it names a group
 	// ("" otherwise: a pod's key never equals a group's), and popped that
 	// group's entity as Pop handed it out.
