@@ -118,10 +118,18 @@ func Infer(in Input) []Explanation {
 	pl := place(order, in, ob.grid, ob.activeEmpty)
 	pl.perPod = perPod
 
+	var groups *podGroupIndex
+	if GroupsQueued(in) {
+		groups = indexPodGroups(order, in)
+	}
 	out := make([]Explanation, 0, len(in.Pods))
 	for _, p := range in.Pods {
 		f := facts[p.Namespace+"/"+p.Name]
-		out = append(out, explainPod(f, pl, in, pfb, pfbKnown))
+		e := explainPod(f, pl, in, pfb, pfbKnown)
+		if groups != nil && f.state == StatePending && podGroupName(p) != "" {
+			e = explainPodGroupMember(e, f, in, groups)
+		}
+		out = append(out, e)
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 )
@@ -44,6 +45,9 @@ type QueueMetrics struct {
 	PopFromBackoffQ *bool
 	// Version is the scheduler's gitVersion, if known.
 	Version string
+	// GenericWorkload is that feature gate, nil if the scheduler does not
+	// say: with it, v1.37 queues each pod group as one entity.
+	GenericWorkload *bool
 }
 
 // Input is everything Infer looks at.
@@ -56,6 +60,9 @@ type Input struct {
 	PendingPods []*corev1.Pod
 	// Events are FailedScheduling events (core/v1 view), any namespace.
 	Events []corev1.Event
+	// PodGroups are the PodGroups (scheduling.k8s.io/v1beta1) of the
+	// pending pods' groups; nil when they were not read.
+	PodGroups []*schedulingv1beta1.PodGroup
 	// Nodes are the cluster's nodes; nil when they could not be listed.
 	// A node created after a pod's last failure may have moved the pod out
 	// of unschedulablePods.
@@ -125,6 +132,9 @@ type Explanation struct {
 	// Evidence lists what the answer rests on.
 	Evidence []string `json:"evidence"`
 	Priority int32    `json:"priority"`
+	// PodGroup is the member's group, when the scheduler queues pods by
+	// group (v1.37 with GenericWorkload).
+	PodGroup *PodGroup `json:"podGroup,omitempty"`
 }
 
 // Alternative is another place the pod may be.

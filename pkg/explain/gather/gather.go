@@ -222,6 +222,13 @@ func Gather(ctx context.Context, req Request) (*Result, error) {
 	if note != "" {
 		warnings = append(warnings, note)
 	}
+	if explain.GroupsQueued(in) {
+		if pgs, note := listPodGroups(ctx, req.Client, all, limit); note != "" {
+			warnings = append(warnings, note)
+		} else {
+			in.PodGroups = pgs
+		}
+	}
 	return &Result{Input: in, Warnings: warnings, NotFound: notFound, ConfigSource: configSource}, nil
 }
 
@@ -232,6 +239,9 @@ func queueMetrics(s *metricscrape.Snapshot) *explain.QueueMetrics {
 	}
 	if on, known := s.GateEnabled(metricscrape.GateSchedulerPopFromBackoffQ); known {
 		m.PopFromBackoffQ = &on
+	}
+	if on, known := s.GateEnabled(metricscrape.GateGenericWorkload); known {
+		m.GenericWorkload = &on
 	}
 	if n, ok := s.InFlightEvents[metricscrape.InFlightPodPoppedEvent]; ok {
 		m.InFlight = &n

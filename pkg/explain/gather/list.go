@@ -133,7 +133,7 @@ func slimPod(p *corev1.Pod) *corev1.Pod {
 		},
 		Spec: corev1.PodSpec{
 			NodeName: p.Spec.NodeName, SchedulerName: p.Spec.SchedulerName, Priority: p.Spec.Priority,
-			SchedulingGates: p.Spec.SchedulingGates, NodeSelector: p.Spec.NodeSelector,
+			SchedulingGates: p.Spec.SchedulingGates, SchedulingGroup: p.Spec.SchedulingGroup, NodeSelector: p.Spec.NodeSelector,
 			Tolerations: p.Spec.Tolerations, Overhead: p.Spec.Overhead, Resources: p.Spec.Resources,
 			Containers: slimContainers(p.Spec.Containers), InitContainers: slimContainers(p.Spec.InitContainers),
 		},

@@ -17,6 +17,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 )
 
 // pagedPods serves n pods in pages as the API server does (limit, continue)
@@ -161,6 +162,10 @@ func TestSlimObjects_sameExplanations(t *testing.T) {
 	done.Status.Phase = corev1.PodSucceeded
 	add(done, "")
 	add(full("new"), "")
+	member := full("member")
+	group := "g"
+	member.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &group}
+	add(member, fail)
 
 	// A node added after the failures, that fits the selector's pod.
 	node := &corev1.Node{
@@ -169,7 +174,11 @@ func TestSlimObjects_sameExplanations(t *testing.T) {
 			Images: []corev1.ContainerImage{{Names: []string{"img"}}}},
 	}
 
-	in := explain.Input{Now: now, Pods: pods, Events: events, Nodes: []*corev1.Node{node}, Config: explain.DefaultConfig()}
+	// The scheduler queues pods by group (v1.37, GenericWorkload): the
+	// member is explained from its group, which the trimmed pod must name.
+	on := true
+	in := explain.Input{Now: now, Pods: pods, Events: events, Nodes: []*corev1.Node{node}, Config: explain.DefaultConfig(),
+		Version: queue.V1_37, Metrics: &explain.QueueMetrics{Pending: map[string]float64{}, GenericWorkload: &on}}
 	slim := in
 	slim.Pods, slim.Events = nil, nil
 	sh := newSharer()
