@@ -32,7 +32,6 @@ func groupMetrics(genericWorkload bool) *QueueMetrics {
 	return m
 }
 
-
 func TestInfer_podGroups(t *testing.T) {
 	now := t0.Add(time.Minute)
 	members := func(n int, failedAt time.Time, count int32, gated ...string) ([]*corev1.Pod, []corev1.Event) {
