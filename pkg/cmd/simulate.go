@@ -115,6 +115,9 @@ func (o *SimulateOptions) Run() error {
 			cfg.PopFromBackoffQ = o.PopFromBackoffQ == "true"
 		}
 		cfg.Version = o.version
+		if err := cfg.Check(); err != nil {
+			return nil, err
+		}
 		return trace.NewModel(cfg, nil), nil
 	}, o.Out)
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 )
 
 // Periods of upstream's two flush loops, in trace milliseconds.
@@ -44,6 +46,20 @@ type Driver interface {
 	// if it does not.
 	Where(pod string) string
 	Snapshot() Snapshot
+}
+
+// GroupDriver is a Driver that queues pod groups (v1.37 with GenericWorkload).
+type GroupDriver interface {
+	Driver
+	AddPodGroup(group string, priority int32)
+	DeletePodGroup(group string)
+	// AddGroupMember is Add of a pod whose spec.schedulingGroup names group.
+	AddGroupMember(pod string, priority int32, gates []string, group string)
+	// PopEntity is Pop that may hand out a pod group: then podGroup is true,
+	// name is the group and members its pods in upstream's order.
+	PopEntity() (name string, podGroup bool, members []string, attempts int, ok bool)
+	// Attempted is AddAttemptedPodGroupIfNeeded; status is "success", "unschedulable" or "error".
+	Attempted(group string, status string)
 }
 
 // indexedDriver is a Driver that also takes pods by a dense index: Replay
@@ -104,6 +120,8 @@ type Snapshot struct {
 	Pending  Pending                   `json:"pending"`
 	Incoming map[string]map[string]int `json:"incoming"`
 	Pods     map[string]PodState       `json:"pods"`
+	// Groups are the queued pod-group entities (GenericWorkload).
+	Groups map[string]GroupState `json:"groups,omitempty"`
 }
 
 // Pending is scheduler_pending_pods by queue.
@@ -112,6 +130,19 @@ type Pending struct {
 	Backoff       int `json:"backoff"`
 	Unschedulable int `json:"unschedulable"`
 	Gated         int `json:"gated"`
+	// Incomplete are pod-group pods whose PodGroup is not observed;
+	// PendingPodGroup those waiting for their group's cycle to end.
+	Incomplete      int `json:"incomplete,omitempty"`
+	PendingPodGroup int `json:"pending,omitempty"`
+}
+
+// GroupState is one queued pod group in a snapshot: its queue (a pod's
+// words: active, backoff, errorBackoff, unschedulable, gated), its
+// attempts and the number of its queued members.
+type GroupState struct {
+	Queue    string `json:"queue"`
+	Attempts int    `json:"attempts"`
+	Size     int    `json:"size"`
 }
 
 // NamedPodState is one pod in a snapshot, with its name.
@@ -135,9 +166,31 @@ type PodState struct {
 }
 
 type popLine struct {
-	At       int64   `json:"at"`
-	Pop      *string `json:"pop"`
-	Attempts *int    `json:"attempts,omitempty"`
+	At       int64    `json:"at"`
+	Pop      *string  `json:"pop"`
+	PodGroup bool     `json:"podGroup,omitempty"`
+	Pods     []string `json:"pods,omitempty"`
+	Attempts *int     `json:"attempts,omitempty"`
+}
+
+// appendPopGroupRest is appendPopRest for a pop of a pod group.
+func appendPopGroupRest(b []byte, group string, members []string, attempts int) []byte {
+	b = append(b, `,"pop":`...)
+	b = appendString(b, group)
+	b = append(b, `,"podGroup":true`...)
+	if len(members) > 0 {
+		b = append(b, `,"pods":[`...)
+		for i, m := range members {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, m)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"attempts":`...)
+	b = strconv.AppendInt(b, int64(attempts), 10)
+	return append(b, "}\n"...)
 }
 
 // appendPopRest encodes a pop line after its `{"at":<ms>` as encoding/json
@@ -201,6 +254,14 @@ func appendSnapshot(b []byte, s *Snapshot, pods []NamedPodState) []byte {
 	b = strconv.AppendInt(b, int64(s.Pending.Unschedulable), 10)
 	b = append(b, `,"gated":`...)
 	b = strconv.AppendInt(b, int64(s.Pending.Gated), 10)
+	if s.Pending.Incomplete != 0 {
+		b = append(b, `,"incomplete":`...)
+		b = strconv.AppendInt(b, int64(s.Pending.Incomplete), 10)
+	}
+	if s.Pending.PendingPodGroup != 0 {
+		b = append(b, `,"pending":`...)
+		b = strconv.AppendInt(b, int64(s.Pending.PendingPodGroup), 10)
+	}
 	b = append(b, `},"incoming":{`...)
 	for i, q := range slices.Sorted(maps.Keys(s.Incoming)) {
 		if i > 0 {
@@ -242,7 +303,26 @@ func appendSnapshot(b []byte, s *Snapshot, pods []NamedPodState) []byte {
 		b = strconv.AppendInt(b, int64(p.Attempts), 10)
 		b = append(b, '}')
 	}
-	return append(b, "}}"...)
+	b = append(b, '}')
+	if len(s.Groups) > 0 {
+		b = append(b, `,"groups":{`...)
+		for i, g := range slices.Sorted(maps.Keys(s.Groups)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			st := s.Groups[g]
+			b = appendString(b, g)
+			b = append(b, `:{"queue":`...)
+			b = appendString(b, st.Queue)
+			b = append(b, `,"attempts":`...)
+			b = strconv.AppendInt(b, int64(st.Attempts), 10)
+			b = append(b, `,"size":`...)
+			b = strconv.AppendInt(b, int64(st.Size), 10)
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}')
 }
 
 // podOrder is a pod's place in sortedOrder: 8 bytes of its name as a
@@ -370,7 +450,13 @@ func appendFinalLine(b []byte, s Snapshot, pods []NamedPodState) []byte {
 // first operation the queue's state makes invalid and returns a *LineError;
 // callers that must print nothing on error should buffer w.
 func Replay(t *Trace, d Driver, w io.Writer) error {
+	if err := t.Config.Check(); err != nil {
+		return t.headerError(err)
+	}
 	r := newReplayer(d, w)
+	if err := r.useGroups(t); err != nil {
+		return err
+	}
 	r.ix.setPodNames(t.names)
 	for _, block := range t.ops {
 		if err := r.run(t, block); err != nil {
@@ -398,6 +484,14 @@ type replayer struct {
 	popAt     int64
 	popPrefix []byte
 	pods      []NamedPodState
+	// gd is d when the trace queues pod groups (GenericWorkload), else nil.
+	gd GroupDriver
+	// lastPopped is what the last pop that handed something out popped,
+	// a pod or a group; lastPoppedGroup is set if it was a group not yet
+	// attempted (the only group an attempted may name).
+	lastPopped      string
+	lastPoppedGroup bool
+	attempted       bool
 	// stop, when set, ends the replay early (ReadAndReplay's, once the
 	// reader failed).
 	stop *atomic.Bool
@@ -415,6 +509,42 @@ func newReplayer(d Driver, w io.Writer) *replayer {
 	r.q, _ = d.(Quiescer)
 	r.lister, _ = d.(PodLister)
 	return r
+}
+
+// useGroups sets up the replay of a trace with GenericWorkload on, which
+// needs a GroupDriver.
+func (r *replayer) useGroups(t *Trace) error {
+	if !t.Config.GenericWorkload {
+		return nil
+	}
+	gd, ok := r.d.(GroupDriver)
+	if !ok {
+		return t.headerError(fmt.Errorf("pod groups need a queue that models them (genericWorkload is on); %T does not: replay the trace with genericWorkload off or with a queue of v1.37 that does", r.d))
+	}
+	r.gd = gd
+	return nil
+}
+
+// ErrGroupsNeedV137 is a trace with GenericWorkload on replayed on a
+// version before v1.37, whose queue pops pod-group members one by one
+// (PopSpecificPod), which the format does not drive.
+var ErrGroupsNeedV137 = errors.New("genericWorkload needs --scheduler-version v1.37 or later: v1.34–v1.36 queue pod-group members one by one (PopSpecificPod), which traces do not drive")
+
+// Check reports whether the config can be replayed at its Version.
+func (c Config) Check() error {
+	if c.GenericWorkload && c.Version != 0 && c.Version < queue.V1_37 {
+		return fmt.Errorf("%w (the queue is %s)", ErrGroupsNeedV137, c.Version)
+	}
+	return nil
+}
+
+// headerError places err on the header's line, if the trace has one.
+func (t *Trace) headerError(err error) error {
+	var le *LineError
+	if t.headerLine > 0 && !errors.As(err, &le) {
+		return &LineError{Line: t.headerLine, Err: err}
+	}
+	return err
 }
 
 func (r *replayer) snapshot() (Snapshot, []NamedPodState) {
@@ -451,14 +581,34 @@ func (r *replayer) run(t *Trace, ops []op) error {
 		}
 		switch op.kind {
 		case opPop:
-			pod, attempts, ok := d.Pop()
 			if op.at != r.popAt || r.popPrefix == nil {
 				r.popAt = op.at
 				r.popPrefix = strconv.AppendInt(append(r.popPrefix[:0], `{"at":`...), op.at, 10)
 			}
+			if r.gd != nil {
+				if err := r.popEntity(); err != nil {
+					return err
+				}
+				continue
+			}
+			pod, attempts, ok := d.Pop()
 			// Encoded straight into the writer's buffer.
 			b := appendPopRest(append(r.bw.AvailableBuffer(), r.popPrefix...), pod, attempts, ok)
 			if _, err := r.bw.Write(b); err != nil {
+				return err
+			}
+		case opAdd:
+			a := t.argsOf(op)
+			if a.group == "" {
+				apply(r.ix, t, op)
+				continue
+			}
+			if r.gd == nil {
+				return errNoGroups(op)
+			}
+			r.gd.AddGroupMember(t.podName(op), op.priority, a.gates, a.group)
+		case opPodGroupAdd, opPodGroupDelete, opAttempted:
+			if err := r.groupOp(t, op); err != nil {
 				return err
 			}
 		case opEvent:
@@ -475,6 +625,58 @@ func (r *replayer) run(t *Trace, ops []op) error {
 		}
 	}
 	return nil
+}
+
+// groupOp replays podGroupAdd, podGroupDelete and attempted.
+func (r *replayer) groupOp(t *Trace, op *op) error {
+	if r.gd == nil {
+		return errNoGroups(op)
+	}
+	a := t.argsOf(op)
+	switch op.kind {
+	case opPodGroupAdd:
+		r.gd.AddPodGroup(a.group, op.priority)
+	case opPodGroupDelete:
+		r.gd.DeletePodGroup(a.group)
+	case opAttempted:
+		if !r.lastPoppedGroup || r.lastPopped != a.group || r.attempted {
+			last := "nothing was popped"
+			switch {
+			case r.lastPoppedGroup && r.lastPopped == a.group:
+				last = "it was attempted already since"
+			case r.lastPoppedGroup:
+				last = fmt.Sprintf("the last pop was group %q", r.lastPopped)
+			case r.lastPopped != "":
+				last = fmt.Sprintf("the last pop was pod %q", r.lastPopped)
+			}
+			return lineErrorf(op.line, "attempted of group %q, which is not the one last popped (%s): attempted ends the cycle of the group the last pop handed out", a.group, last)
+		}
+		r.attempted = true
+		r.gd.Attempted(a.group, a.status)
+	}
+	return nil
+}
+
+// errNoGroups is a pod-group op in a trace without GenericWorkload (one
+// built by New; Read rejects it).
+func errNoGroups(op *op) error {
+	return lineErrorf(op.line, `op %s needs pod groups: set "genericWorkload": true in the header's config`, opKinds[op.kind])
+}
+
+// popEntity replays a pop of a trace with pod groups.
+func (r *replayer) popEntity() error {
+	name, group, members, attempts, ok := r.gd.PopEntity()
+	b := append(r.bw.AvailableBuffer(), r.popPrefix...)
+	if ok && group {
+		b = appendPopGroupRest(b, name, members, attempts)
+	} else {
+		b = appendPopRest(b, name, attempts, ok)
+	}
+	if ok {
+		r.lastPopped, r.lastPoppedGroup, r.attempted = name, group, false
+	}
+	_, err := r.bw.Write(b)
+	return err
 }
 
 // finish writes the final line.

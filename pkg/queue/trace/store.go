@@ -15,6 +15,8 @@ type Trace struct {
 	names podNames
 	// args are the distinct argument lists of the ops, shared between ops.
 	args []opArgs
+	// headerLine is the header's line, 0 if the trace has none.
+	headerLine int
 	// spare holds blocks of ops a stream's replay is done with, which new
 	// blocks reuse: memory in use, rather than megabytes of new memory the
 	// system must supply page by page (ReadAndReplay; nil elsewhere).
@@ -68,9 +70,14 @@ const (
 	opUngate
 	opDelete
 	opSnapshot
+	// Pod groups: after opSnapshot, as the fast reader takes none of them.
+	opPodGroupAdd
+	opPodGroupDelete
+	opAttempted
 )
 
-var opKinds = [...]OpKind{opAdd: OpAdd, opPop: OpPop, opFail: OpFail, opDone: OpDone, opEvent: OpEvent, opActivate: OpActivate, opUngate: OpUngate, opDelete: OpDelete, opSnapshot: OpSnapshot}
+var opKinds = [...]OpKind{opAdd: OpAdd, opPop: OpPop, opFail: OpFail, opDone: OpDone, opEvent: OpEvent, opActivate: OpActivate, opUngate: OpUngate, opDelete: OpDelete, opSnapshot: OpSnapshot,
+	opPodGroupAdd: OpPodGroupAdd, opPodGroupDelete: OpPodGroupDelete, opAttempted: OpAttempted}
 
 func kindOf(k OpKind) opKind {
 	for i, s := range opKinds {
@@ -86,6 +93,8 @@ type opArgs struct {
 	kind                                 OpKind // for opOther only
 	event                                string
 	gates, plugins, pending, queue, pods []string
+	// group and status are a pod-group op's (and a member's add).
+	group, status string
 	// podIDs are the pods' indices.
 	podIDs []int32
 }
@@ -160,7 +169,7 @@ func (b *builder) append(o *Op) {
 	if o.Pod != "" || o.Kind.namesPod() {
 		s.pod = b.pod(o.Pod) + 1
 	}
-	if k == opOther || o.Event != "" || o.Gates != nil || o.Plugins != nil || o.Pending != nil || o.Queue != nil || o.Pods != nil {
+	if k == opOther || o.Event != "" || o.Group != "" || o.Status != "" || o.Gates != nil || o.Plugins != nil || o.Pending != nil || o.Queue != nil || o.Pods != nil {
 		s.args = b.args(o, k) + 1
 	}
 	b.t.appendOp(s)
@@ -184,11 +193,16 @@ func (b *builder) args(o *Op, k opKind) int32 {
 			key = appendKeyString(key, s)
 		}
 	}
+	// Only where there is one, so that the key of any other op is the one
+	// the fast reader builds (fastArgs).
+	if o.Group != "" || o.Status != "" {
+		key = appendKeyString(appendKeyString(append(key, 2), o.Group), o.Status)
+	}
 	b.key = key
 	if id, ok := b.argIDs[string(key)]; ok {
 		return id
 	}
-	a := opArgs{event: o.Event, gates: o.Gates, plugins: o.Plugins, pending: o.Pending, queue: o.Queue, pods: o.Pods}
+	a := opArgs{event: o.Event, gates: o.Gates, plugins: o.Plugins, pending: o.Pending, queue: o.Queue, pods: o.Pods, group: o.Group, status: o.Status}
 	if k == opOther {
 		a.kind = o.Kind
 	}
@@ -232,7 +246,8 @@ func (t *Trace) Op(i int) Op {
 	s := &t.ops[i/opBlock][i%opBlock]
 	a := t.argsOf(s)
 	o := Op{Line: s.line, At: s.at, Kind: opKinds[s.kind], Pod: t.podName(s), Priority: s.priority,
-		Gates: a.gates, Plugins: a.plugins, Pending: a.pending, Event: a.event, Queue: a.queue, Pods: a.pods}
+		Gates: a.gates, Plugins: a.plugins, Pending: a.pending, Event: a.event, Queue: a.queue, Pods: a.pods,
+		Group: a.group, Status: a.status}
 	if s.kind == opOther {
 		o.Kind = a.kind
 	}

@@ -75,10 +75,15 @@ func ReadAndReplay(r io.Reader, newDriver func(Config) (StreamDriver, error), w 
 		}
 		if d == nil {
 			if d, failed = newDriver(b.view.Config); failed != nil {
+				// The driver is the header's: so is the problem.
+				failed = b.view.headerError(failed)
 				continue
 			}
 			rp = newReplayer(d, &out)
 			rp.stop = &stop
+			if failed = rp.useGroups(&b.view); failed != nil {
+				continue
+			}
 		}
 		if len(b.plugins) > 0 {
 			d.RegisterPlugins(b.plugins)

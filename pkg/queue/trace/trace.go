@@ -42,6 +42,10 @@ type Config struct {
 	PodInitialBackoffSeconds         int64 `json:"podInitialBackoffSeconds"`
 	PodMaxBackoffSeconds             int64 `json:"podMaxBackoffSeconds"`
 	PodMaxInUnschedulablePodsSeconds int64 `json:"podMaxInUnschedulablePodsSeconds"`
+	// GenericWorkload is the feature gate: pods may name a pod group, which
+	// the queue holds and pops as one entity (v1.37 only). Left out of an
+	// encoded header when off, as every trace before pod groups is.
+	GenericWorkload bool `json:"genericWorkload,omitempty"`
 	// Version is the kube-scheduler whose queue replays the trace. It is not
 	// part of the file: the same trace replays on every version (simulate's
 	// --scheduler-version). Zero: queue.DefaultVersion.
@@ -67,6 +71,17 @@ const (
 	OpUngate   OpKind = "ungate"
 	OpDelete   OpKind = "delete"
 	OpSnapshot OpKind = "snapshot"
+	// Pod groups (GenericWorkload).
+	OpPodGroupAdd    OpKind = "podGroupAdd"
+	OpPodGroupDelete OpKind = "podGroupDelete"
+	OpAttempted      OpKind = "attempted"
+)
+
+// The statuses of attempted.
+const (
+	StatusSuccess       = "success"
+	StatusUnschedulable = "unschedulable"
+	StatusError         = "error"
 )
 
 // Op is one trace line.
@@ -83,6 +98,17 @@ type Op struct {
 	Event    string   // event
 	Queue    []string // event
 	Pods     []string // activate
+	Group    string   // add (a member), podGroupAdd, podGroupDelete, attempted
+	Status   string   // attempted
+}
+
+// groupOp reports whether the op needs GenericWorkload.
+func (o *Op) groupOp() bool {
+	switch o.Kind {
+	case OpPodGroupAdd, OpPodGroupDelete, OpAttempted:
+		return true
+	}
+	return o.Group != ""
 }
 
 // namesPod reports whether the op's Pod names a pod.
@@ -155,7 +181,7 @@ func lineErrorf(line int, format string, args ...any) error {
 }
 
 var opFields = map[OpKind][]string{
-	OpAdd:      {"pod", "priority", "gates"},
+	OpAdd:      {"pod", "priority", "gates", "group"},
 	OpPop:      nil,
 	OpFail:     {"pod", "plugins", "pending"},
 	OpDone:     {"pod"},
@@ -164,14 +190,19 @@ var opFields = map[OpKind][]string{
 	OpUngate:   {"pod"},
 	OpDelete:   {"pod"},
 	OpSnapshot: nil,
+
+	OpPodGroupAdd:    {"group", "priority"},
+	OpPodGroupDelete: {"group"},
+	OpAttempted:      {"group", "status"},
 }
 
 var requiredFields = map[OpKind][]string{
 	OpAdd: {"pod"}, OpFail: {"pod", "plugins"}, OpDone: {"pod"}, OpEvent: {"event", "queue"},
 	OpActivate: {"pods"}, OpUngate: {"pod"}, OpDelete: {"pod"},
+	OpPodGroupAdd: {"group"}, OpPodGroupDelete: {"group"}, OpAttempted: {"group", "status"},
 }
 
-const opList = "add|pop|fail|done|event|activate|ungate|delete|snapshot"
+const opList = "add|pop|fail|done|event|activate|ungate|delete|snapshot|podGroupAdd|podGroupDelete|attempted"
 
 // Read parses and checks a trace: syntax, fields and values, and that time
 // never goes backwards. Checks that need the queue's state (is the pod in
@@ -224,10 +255,18 @@ func readTo(r io.Reader, fast bool, send func(batch), spare chan []op) (*Trace, 
 				return nil, &LineError{Line: line, Err: err}
 			}
 			if header {
+				t.headerLine = line
 				continue
 			}
 			op.Line = line
 			at = op.At
+			if !t.Config.GenericWorkload && op.groupOp() {
+				what := "op " + string(op.Kind)
+				if op.Kind == OpAdd {
+					what = "a group field"
+				}
+				return nil, lineErrorf(line, `%s needs pod groups: set "genericWorkload": true in the header's config`, what)
+			}
 			if at >= prevAt {
 				tb.append(&op)
 			}
@@ -319,6 +358,10 @@ func readHeader(fields map[string]json.RawMessage, cfg *Config) error {
 			if err := json.Unmarshal(v, &cfg.PopFromBackoffQ); err != nil || string(v) == "null" {
 				return errors.New("config.popFromBackoffQ must be true or false")
 			}
+		case "genericWorkload":
+			if err := json.Unmarshal(v, &cfg.GenericWorkload); err != nil || string(v) == "null" {
+				return errors.New("config.genericWorkload must be true or false")
+			}
 		case "podInitialBackoffSeconds", "podMaxBackoffSeconds", "podMaxInUnschedulablePodsSeconds":
 			n, err := readInt(v, "config."+k)
 			if err != nil {
@@ -340,7 +383,7 @@ func readHeader(fields map[string]json.RawMessage, cfg *Config) error {
 				cfg.PodMaxInUnschedulablePodsSeconds = n
 			}
 		default:
-			return fmt.Errorf("unknown config field %q (want popFromBackoffQ, podInitialBackoffSeconds, podMaxBackoffSeconds, podMaxInUnschedulablePodsSeconds)", k)
+			return fmt.Errorf("unknown config field %q (want popFromBackoffQ, podInitialBackoffSeconds, podMaxBackoffSeconds, podMaxInUnschedulablePodsSeconds, genericWorkload)", k)
 		}
 	}
 	return nil
@@ -459,6 +502,18 @@ func readOp(fields map[string]json.RawMessage) (Op, error) {
 			if op.Queue, err = readStrings(v, "queue"); err == nil {
 				err = checkPlugins(op.Queue, "queue")
 			}
+		case "group":
+			if op.Group, err = readString(v, "group"); err == nil {
+				err = checkName(op.Group, "group")
+			}
+		case "status":
+			if op.Status, err = readString(v, "status"); err == nil {
+				switch op.Status {
+				case StatusSuccess, StatusUnschedulable, StatusError:
+				default:
+					err = fmt.Errorf("unknown status %q (want %s|%s|%s)", op.Status, StatusSuccess, StatusUnschedulable, StatusError)
+				}
+			}
 		case "pods":
 			if op.Pods, err = readStrings(v, "pods"); err == nil {
 				for _, p := range op.Pods {
@@ -470,6 +525,12 @@ func readOp(fields map[string]json.RawMessage) (Op, error) {
 		}
 		if err != nil {
 			return op, err
+		}
+	}
+	if op.Kind == OpAdd && op.Group != "" {
+		pns, _, _ := strings.Cut(op.Pod, "/")
+		if gns, _, _ := strings.Cut(op.Group, "/"); gns != pns {
+			return op, fmt.Errorf("group %q is in namespace %q, pod %q in %q: a pod's group is in its namespace", op.Group, gns, op.Pod, pns)
 		}
 	}
 	for _, p := range op.Pending {
@@ -492,16 +553,19 @@ func checkPlugins(l []string, field string) error {
 	return nil
 }
 
-func checkPodName(s string) error {
+func checkPodName(s string) error { return checkName(s, "pod") }
+
+// checkName checks a pod's or a pod group's name (what says which).
+func checkName(s, what string) error {
 	ns, name, ok := strings.Cut(s, "/")
 	if !ok || strings.Contains(name, "/") {
-		return fmt.Errorf("pod %q is not namespace/name", s)
+		return fmt.Errorf("%s %q is not namespace/name", what, s)
 	}
 	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-		return fmt.Errorf("pod %q: namespace %q: %s", s, ns, errs[0])
+		return fmt.Errorf("%s %q: namespace %q: %s", what, s, ns, errs[0])
 	}
 	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
-		return fmt.Errorf("pod %q: name %q: %s", s, name, errs[0])
+		return fmt.Errorf("%s %q: name %q: %s", what, s, name, errs[0])
 	}
 	return nil
 }

@@ -27,6 +27,8 @@ type opLine struct {
 	Event    string    `json:"event,omitempty"`
 	Queue    *[]string `json:"queue,omitempty"`
 	Pods     *[]string `json:"pods,omitempty"`
+	Group    string    `json:"group,omitempty"`
+	Status   string    `json:"status,omitempty"`
 }
 
 // Encode writes t as a trace file: a header with the full config, then one
@@ -41,7 +43,7 @@ func Encode(w io.Writer, t *trace.Trace) error {
 	}
 	for i := range t.Len() {
 		op := t.Op(i)
-		l := opLine{At: op.At, Op: string(op.Kind), Pod: op.Pod, Priority: op.Priority, Gates: op.Gates, Pending: op.Pending, Event: op.Event}
+		l := opLine{At: op.At, Op: string(op.Kind), Pod: op.Pod, Priority: op.Priority, Gates: op.Gates, Pending: op.Pending, Event: op.Event, Group: op.Group, Status: op.Status}
 		switch op.Kind {
 		case trace.OpFail:
 			l.Plugins = nonNil(op.Plugins)
