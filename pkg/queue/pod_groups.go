@@ -621,3 +621,22 @@ func setWasFlushed(pi *QueuedPodInfo, v bool) {
 		}
 	}
 }
+
+// WalkWaiting calls fn for every pod-group member waiting outside its
+// group: in pendingPodGroupPods (LocationPending) or incompletePodGroupPods
+// (LocationIncomplete); in no defined order.
+func (p *PriorityQueue) WalkWaiting(fn func(Location, *QueuedPodInfo)) {
+	if p.groups == nil {
+		return
+	}
+	for _, l := range p.groups.pending {
+		for _, m := range l {
+			fn(LocationPending, m)
+		}
+	}
+	for _, l := range p.groups.incomplete {
+		for _, m := range l {
+			fn(LocationIncomplete, m)
+		}
+	}
+}

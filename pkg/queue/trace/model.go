@@ -66,6 +66,12 @@ type Model struct {
 	// after freePods: objects of bound pods that nothing references any more.
 	podBlock []queue.Pod
 	freePods []*queue.Pod
+	// groups is set when the trace queues pod groups (GenericWorkload): the
+	// queue then numbers pods and groups itself (no ReplayIndex), records
+	// stay referenced by the groups that held them (none is released or
+	// reused), and byKey finds a pod's index from its name.
+	groups bool
+	byKey  map[string]int32
 }
 
 // podState is what the driver keeps per pod: the latest object (nil until
@@ -83,6 +89,7 @@ var (
 	_ indexedDriver = &Model{}
 	_ PodLister     = &Model{}
 	_ StreamDriver  = &Model{}
+	_ GroupDriver   = &Model{}
 )
 
 // NewModel returns a model queue configured as the trace says: cfg, and every
@@ -116,7 +123,10 @@ func NewModel(cfg Config, plugins []string) *Model {
 		queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{queue.DefaultSchedulerName: hints}),
 		queue.WithPreEnqueuePluginMap(map[string][]queue.PreEnqueuePlugin{queue.DefaultSchedulerName: {schedulingGates{}}}),
 		queue.WithMetricsRecorder(m.Metrics),
+		queue.WithGenericWorkload(cfg.GenericWorkload),
 	)
+	m.groups = m.Queue.GenericWorkloadEnabled()
+	m.byKey = map[string]int32{}
 	m.replay = queue.NewReplayIndex(m.Queue)
 	return m
 }
@@ -234,6 +244,11 @@ func (m *Model) newPod(i int32) *queue.Pod {
 	// Field by field: the rest is zero already.
 	p := m.zeroPod()
 	p.UID = uid
+	if m.groups {
+		p.Namespace, p.Name = name[:ns], name[ns+1:]
+		m.byKey[uid] = i
+		return p
+	}
 	m.replay.NamePod(p, name, ns, i)
 	return p
 }
@@ -307,7 +322,9 @@ func (m *Model) Done(name string) { m.doneIndex(m.index(name)) }
 func (m *Model) doneIndex(i int32) {
 	st := m.state(i)
 	m.Queue.Done(st.pod)
-	if pi := st.inFlight; pi != nil {
+	if pi := st.inFlight; pi != nil && m.groups {
+		st.inFlight = nil
+	} else if pi != nil {
 		// Done without failing: bound. The record is in no sub-queue, and
 		// this was its last reference.
 		st.inFlight = nil
@@ -382,6 +399,85 @@ func (m *Model) deleteIndex(i int32) {
 	}
 }
 
+// indexOf is the index of the pod named name, in a replay by index.
+func (m *Model) indexOf(name string) int32 {
+	if m.byName {
+		return m.index(name)
+	}
+	if i, ok := m.byKey[name]; ok {
+		return i
+	}
+	for i := 0; i < m.names.len(); i++ {
+		if m.names.at(int32(i)) == name {
+			m.byKey[name] = int32(i)
+			return int32(i)
+		}
+	}
+	panic("trace: no pod " + name)
+}
+
+// AddPodGroup implements GroupDriver.
+func (m *Model) AddPodGroup(group string, priority int32) {
+	ns, name, _ := strings.Cut(group, "/")
+	m.Queue.AddPodGroup(ns, name, priority)
+}
+
+// DeletePodGroup implements GroupDriver.
+func (m *Model) DeletePodGroup(group string) {
+	ns, name, _ := strings.Cut(group, "/")
+	m.Queue.DeletePodGroup(ns, name)
+}
+
+// AddGroupMember implements GroupDriver.
+func (m *Model) AddGroupMember(pod string, priority int32, gates []string, group string) {
+	i := m.indexOf(pod)
+	st := m.state(i)
+	var p *queue.Pod
+	if st.pod != nil {
+		p = m.copyPod(st.pod)
+	} else {
+		p = m.newPod(i)
+	}
+	_, p.PodGroup, _ = strings.Cut(group, "/")
+	p.Priority, p.SchedulingGates = priority, gates
+	st.pod, st.shared = p, false
+	m.Queue.Add(p)
+}
+
+// PopEntity implements GroupDriver.
+func (m *Model) PopEntity() (string, bool, []string, int, bool) {
+	pi := m.Queue.Pop()
+	if pi == nil {
+		return "", false, nil, 0, false
+	}
+	if !pi.IsPodGroup() {
+		m.state(m.indexOf(pi.Pod.UID)).inFlight = pi
+		return pi.Pod.UID, false, nil, pi.Attempts, true
+	}
+	members := make([]string, 0, pi.Size())
+	for _, mem := range pi.Members() {
+		m.state(m.indexOf(mem.Pod.UID)).inFlight = mem
+		members = append(members, mem.Pod.UID)
+	}
+	return pi.Pod.Namespace + "/" + pi.Pod.Name, true, members, pi.Attempts, true
+}
+
+// Attempted implements GroupDriver.
+func (m *Model) Attempted(group string, status string) {
+	g := m.Queue.PoppedPodGroup(group)
+	if g == nil {
+		return
+	}
+	s := queue.AttemptError
+	switch status {
+	case "success":
+		s = queue.AttemptSuccess
+	case "unschedulable":
+		s = queue.AttemptUnschedulable
+	}
+	m.Queue.AddAttemptedPodGroupIfNeeded(g, s)
+}
+
 // FlushBackoffQCompleted implements Driver.
 func (m *Model) FlushBackoffQCompleted() { m.Queue.FlushBackoffQCompleted() }
 
@@ -408,6 +504,10 @@ func (m *Model) whereIndex(i int32) string {
 	st := &m.pods[i]
 	if st.inFlight != nil {
 		return string(queue.LocationInFlight)
+	}
+	if m.groups {
+		loc, _ := m.Queue.LocatePod(st.pod)
+		return string(loc)
 	}
 	// The queue's ID of pod i is i (newPod).
 	loc, _ := m.replay.Locate(i)
@@ -436,9 +536,25 @@ func (m *Model) SnapshotList(pods []NamedPodState) (Snapshot, []NamedPodState) {
 		},
 		Incoming: m.Metrics.IncomingPods(),
 	}
+	if m.groups {
+		s.Pending.Incomplete, s.Pending.PendingPodGroup = pending[queue.LabelIncomplete], pending[queue.LabelPending]
+	}
 	active, backoff, unschedulable := m.Queue.Len()
 	pods = slices.Grow(pods, active+backoff+unschedulable+m.Queue.InFlightLen())
 	m.Queue.Walk(func(loc queue.Location, pi *queue.QueuedPodInfo) {
+		if !pi.IsPodGroup() {
+			pods = append(pods, NamedPodState{pi.Pod.Key(), PodState{Queue: string(loc), Attempts: pi.Attempts}})
+			return
+		}
+		if s.Groups == nil {
+			s.Groups = map[string]GroupState{}
+		}
+		s.Groups[pi.Pod.Namespace+"/"+pi.Pod.Name] = GroupState{Queue: string(loc), Attempts: pi.Attempts, Size: pi.Size()}
+		for _, mem := range pi.Members() {
+			pods = append(pods, NamedPodState{mem.Pod.Key(), PodState{Queue: string(loc), Attempts: mem.Attempts}})
+		}
+	})
+	m.Queue.WalkWaiting(func(loc queue.Location, pi *queue.QueuedPodInfo) {
 		pods = append(pods, NamedPodState{pi.Pod.Key(), PodState{Queue: string(loc), Attempts: pi.Attempts}})
 	})
 	for _, st := range m.pods {
