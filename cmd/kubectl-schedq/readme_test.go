@@ -277,6 +277,47 @@ func parseWithPlugin(t *testing.T, c readmeCommand) {
 
 var makeTarget = regexp.MustCompile(`(?m)^([a-zA-Z0-9_.-]+(?: [a-zA-Z0-9_.-]+)*):`)
 
+// makeTargets returns the targets the Makefile defines.
+func makeTargets(t *testing.T, root string) map[string]bool {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]bool{}
+	for _, m := range makeTarget.FindAllStringSubmatch(string(data), -1) {
+		for _, name := range strings.Fields(m[1]) {
+			targets[name] = true
+		}
+	}
+	return targets
+}
+
+// inlineMake is a make command in README.md's running text: `make X Y`.
+var inlineMake = regexp.MustCompile("`make\\s+([a-z0-9_.-]+(?:\\s+[a-z0-9_.-]+)*)`")
+
+// TestREADME_makeTargets holds every `make TARGET` README.md names in its
+// text to a target the Makefile defines.
+func TestREADME_makeTargets(t *testing.T) {
+	const root = "../.."
+	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := makeTargets(t, root)
+	found := inlineMake.FindAllStringSubmatch(string(data), -1)
+	if len(found) == 0 {
+		t.Fatal("README.md names no make target in its text: is the pattern still `make TARGET`?")
+	}
+	for _, m := range found {
+		for _, target := range strings.Fields(m[1]) {
+			if !targets[target] {
+				t.Errorf("README.md names `make %s`: the Makefile has no target %q", m[1], target)
+			}
+		}
+	}
+}
+
 // checkOtherTool checks what can be checked of another tool's command
 // without running it: a make target exists, go install names this module's
 // plugin.
@@ -285,16 +326,7 @@ func checkOtherTool(t *testing.T, root string, c readmeCommand) {
 	fields := strings.Fields(c.text)
 	switch fields[0] {
 	case "make":
-		data, err := os.ReadFile(filepath.Join(root, "Makefile"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		targets := map[string]bool{}
-		for _, m := range makeTarget.FindAllStringSubmatch(string(data), -1) {
-			for _, name := range strings.Fields(m[1]) {
-				targets[name] = true
-			}
-		}
+		targets := makeTargets(t, root)
 		for _, target := range fields[1:] {
 			if !targets[target] {
 				t.Errorf("README.md:%d: %s: the Makefile has no target %q", c.line, c.text, target)
