@@ -19,9 +19,10 @@ import (
 // EtcdProcess is etcd run as a child process. Upstream's scheduler_perf
 // harness runs etcd that way; in one process with kube-apiserver and
 // kube-scheduler, etcd's writes wait on the other components' CPU and
-// garbage collection, and scheduling throughput on 2 cores drops to less
-// than half of the harness's. Performance runs therefore use this; the
-// default control plane keeps etcd in process (nothing to install).
+// garbage collection, and scheduling throughput falls far below the
+// harness's (docs/results.md, Scheduler performance runs). Performance runs
+// therefore use this; the default control plane keeps etcd in process
+// (nothing to install).
 type EtcdProcess struct {
 	// URL is the client URL, for Options.EtcdServers.
 	URL  string
@@ -33,8 +34,8 @@ type EtcdProcess struct {
 // EtcdUnsafeNoFsyncEnv, when set, starts the etcd process with
 // --unsafe-no-fsync. By default its WAL is fsynced, as in upstream's harness
 // and on every real cluster: every write waits for the disk. Without
-// fsync, pod creation ran 1.4× faster and SchedulingThroughput read about
-// 16% above upstream's harness on the same machine (README: Workload runner
+// fsync, pod creation ran faster and SchedulingThroughput read above
+// upstream's harness on the same machine (docs/results.md, Workload runner
 // fidelity). The tests set it: they check behaviour, not speed.
 const EtcdUnsafeNoFsyncEnv = "SCHEDQ_ETCD_UNSAFE_NO_FSYNC"
 

@@ -24,7 +24,8 @@ func init() {
 }
 
 // Provider starts etcd, kube-apiserver and kube-scheduler in this process:
-// upstream's in-process environment, and the fastest to start (about 3 s).
+// upstream's in-process environment, and the fastest to start
+// (docs/results.md, Embedded control plane).
 // One gate setting per process. The Instance's Backend is the
 // *ControlPlane.
 type Provider struct{}

@@ -2,54 +2,117 @@ package provider
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/kind/pkg/apis/config/defaults"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain/gather"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 )
 
-// TestREADME_claims holds README's claims about the perf providers and the
-// plugin to the program: the message printed without a container runtime,
-// the image kind pulls, the binary size said twice, the runner's fidelity
-// ratio said twice, and the RBAC explain needs.
-func TestREADME_claims(t *testing.T) {
-	data, err := os.ReadFile("../../../README.md")
+// readDocs reads README.md and docs/*.md, keyed by their path from the
+// repository's root.
+func readDocs(t *testing.T) map[string]string {
+	t.Helper()
+	const root = "../../.."
+	paths, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(data)
+	docs := map[string]string{}
+	for _, p := range append([]string{filepath.Join(root, "README.md")}, paths...) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, p)
+		docs[filepath.ToSlash(rel)] = string(data)
+	}
+	for _, want := range []string{"README.md", "docs/results.md"} {
+		if docs[want] == "" {
+			t.Fatalf("%s is missing or empty", want)
+		}
+	}
+	return docs
+}
 
-	// The no-Docker row quotes what is printed, and suggests nothing the
-	// plugin refuses.
+// figures returns the first submatch of re in every document, with the
+// document each came from.
+func figures(docs map[string]string, re *regexp.Regexp) (values, where []string) {
+	for name, text := range docs {
+		for _, m := range re.FindAllStringSubmatch(text, -1) {
+			values = append(values, m[1])
+			where = append(where, name)
+		}
+	}
+	return values, where
+}
+
+// sameFigure fails unless re finds one value, the same everywhere, in each
+// document of in.
+func sameFigure(t *testing.T, docs map[string]string, what string, re *regexp.Regexp, in ...string) {
+	t.Helper()
+	values, where := figures(docs, re)
+	for _, name := range in {
+		if !strings.Contains(strings.Join(where, " "), name) {
+			t.Errorf("%s does not give %s (pattern %s)", name, what, re)
+		}
+	}
+	for i := range values {
+		if values[i] != values[0] {
+			t.Errorf("%s is given as %s in %s and as %s in %s, want one figure", what, values[0], where[0], values[i], where[i])
+		}
+	}
+}
+
+// TestREADME_claims holds the claims of README.md and docs/*.md about the
+// perf providers and the plugin to the program: the message printed without
+// a container runtime, the image kind pulls, the plugin's size, the runner's
+// fidelity ratio, and the role explain and status need.
+func TestREADME_claims(t *testing.T) {
+	docs := readDocs(t)
+	readme := docs["README.md"]
+
+	// The no-Docker row quotes what is printed, and nothing suggests what
+	// the plugin refuses.
 	printed, _, _ := strings.Cut(ErrNoContainerRuntime.Error(), ";")
 	if !strings.Contains(readme, "`"+printed+"`") {
 		t.Errorf("README does not quote the message printed without a container runtime: %q", printed)
 	}
-	if strings.Contains(readme, "use the default embedded cluster") {
-		t.Error("README suggests the embedded cluster as a default; the plugin's default is kind and it runs embedded only through schedq-perf")
+	for name, text := range docs {
+		if strings.Contains(text, "use the default embedded cluster") {
+			t.Errorf("%s suggests the embedded cluster as a default; the plugin's default is kind and it runs embedded only through schedq-perf", name)
+		}
 	}
 
-	// The Quick start's kind run names the image kind pulls.
+	// The README's kind run names the image kind pulls.
 	image, _, _ := strings.Cut(defaults.Image, "@")
 	if !strings.Contains(readme, "pulls kind's default node image ("+image+")") {
 		t.Errorf("README's kind run does not say it pulls %s", image)
 	}
 
-	// One size for the plugin.
-	sizes := regexp.MustCompile(`(?:weighs|Stripped linux/amd64 plugin) \*\*([0-9.]+ MB)\*\*`).FindAllStringSubmatch(readme, -1)
-	if len(sizes) != 2 || sizes[0][1] != sizes[1][1] {
-		t.Errorf("README gives the plugin's size as %v, want one figure twice", sizes)
-	}
+	// One size for the plugin, in the README's summary and in the results.
+	sameFigure(t, docs, "the plugin's size",
+		regexp.MustCompile(`(?:weighs|Stripped linux/amd64 plugin) \*\*([0-9.]+ MB)\*\*`), "README.md", "docs/results.md")
 
-	// One current fidelity ratio.
-	fidelity := regexp.MustCompile(`\| WAL fsynced, as upstream's harness runs etcd \(the default now\) \|[^\n]*\*\*([0-9.]+×)\*\*`).FindStringSubmatch(readme)
-	if fidelity == nil || !strings.Contains(readme, "`make perf-compare-upstream` (3 interleaved runs, load 8–9) | median ratio **"+fidelity[1]+"**") {
-		t.Errorf("the performance section does not quote the fidelity section's ratio %v", fidelity)
-	}
+	// One current fidelity ratio: the fidelity table's, quoted by the
+	// performance runs' table and the README's summary.
+	sameFigure(t, docs, "the runner's fidelity ratio", regexp.MustCompile(
+		`(?:\| WAL fsynced, as upstream's harness runs etcd \(the default now\) \|[^\n]*?|`+
+			"`make perf-compare-upstream` \\(3 interleaved runs, load 8–9\\) \\| median ratio |"+
+			`SchedulingBasic at )\*\*([0-9.]+×)\*\*`), "README.md", "docs/results.md")
 
-	// explain lists nodes (explain_list.go): RBAC says so.
-	if !strings.Contains(readme, "and list on nodes") {
+	// The README's role holds what explain and status read: list on nodes
+	// (explain's gather lists them) and the scheduler's paths.
+	if !strings.Contains(readme, "and list on nodes") ||
+		!regexp.MustCompile(`resources: \["nodes"\]\n\s+verbs: \["list"\]`).MatchString(readme) {
 		t.Error("README's RBAC leaves out list on nodes, which explain uses")
+	}
+	paths := `["` + strings.Join([]string{metricscrape.MetricsPath, gather.ConfigzPath, gather.FlagzPath}, `", "`) + `"]`
+	if !strings.Contains(readme, "- nonResourceURLs: "+paths+"\n  verbs: [\"get\"]") {
+		t.Errorf("README's role does not grant get on %s", paths)
 	}
 }

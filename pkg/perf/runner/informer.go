@@ -13,7 +13,8 @@ import (
 
 // The informers here are built from a ListWatch, not client-go's
 // SharedInformerFactory: the factory reaches every API group's informer
-// and lister, which made the plugin's binary 6 MB heavier.
+// and lister, which made the plugin's binary heavier (docs/results.md,
+// Packaging).
 
 // NewPodInformer watches pods in all namespaces, those labelSelector
 // selects (all for ""), indexed by namespace.
