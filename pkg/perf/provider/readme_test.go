@@ -4,10 +4,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/kind/pkg/apis/config/defaults"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain/gather"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
@@ -105,14 +108,55 @@ func TestREADME_claims(t *testing.T) {
 			"`make perf-compare-upstream` \\(3 interleaved runs, load 8–9\\) \\| median ratio |"+
 			`SchedulingBasic at )\*\*([0-9.]+×)\*\*`), "README.md", "docs/results.md")
 
-	// The README's role holds what explain and status read: list on nodes
-	// (explain's gather lists them) and the scheduler's paths.
-	if !strings.Contains(readme, "and list on nodes") ||
-		!regexp.MustCompile(`resources: \["nodes"\]\n\s+verbs: \["list"\]`).MatchString(readme) {
-		t.Error("README's RBAC leaves out list on nodes, which explain uses")
+	// The README's role grants what explain and status read: list on nodes
+	// (explain's gather lists them), on PodGroups (v1.37's pod groups) and
+	// the scheduler's paths.
+	role := readmeRole(t, readme)
+	for _, want := range []struct{ group, resource, verb string }{
+		{"", "pods", "list"}, {"", "events", "list"}, {"", "nodes", "list"},
+		{"", "pods/portforward", "create"}, {"scheduling.k8s.io", "podgroups", "list"},
+	} {
+		if !grants(role, want.group, want.resource, want.verb) {
+			t.Errorf("README's role does not grant %s on %s %q, which the plugin uses", want.verb, want.resource, want.group)
+		}
 	}
-	paths := `["` + strings.Join([]string{metricscrape.MetricsPath, gather.ConfigzPath, gather.FlagzPath}, `", "`) + `"]`
-	if !strings.Contains(readme, "- nonResourceURLs: "+paths+"\n  verbs: [\"get\"]") {
-		t.Errorf("README's role does not grant get on %s", paths)
+	for _, path := range []string{metricscrape.MetricsPath, gather.ConfigzPath, gather.FlagzPath} {
+		if !grants(role, "", path, "get") {
+			t.Errorf("README's role does not grant get on %s", path)
+		}
 	}
+}
+
+// readmeRole is the ClusterRole the README's RBAC section gives.
+func readmeRole(t *testing.T, readme string) *rbacv1.ClusterRole {
+	t.Helper()
+	m := regexp.MustCompile("(?s)```yaml\n(apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n.*?)```").FindStringSubmatch(readme)
+	if m == nil {
+		t.Fatal("README has no ClusterRole in a yaml block")
+	}
+	var role rbacv1.ClusterRole
+	if err := yaml.UnmarshalStrict([]byte(m[1]), &role); err != nil {
+		t.Fatalf("README's ClusterRole: %v", err)
+	}
+	return &role
+}
+
+// grants reports whether a rule of role allows verb on resource (or, with
+// group "", on the non-resource URL resource when it starts with "/").
+func grants(role *rbacv1.ClusterRole, group, resource, verb string) bool {
+	for _, r := range role.Rules {
+		if !slices.Contains(r.Verbs, verb) {
+			continue
+		}
+		if strings.HasPrefix(resource, "/") {
+			if slices.Contains(r.NonResourceURLs, resource) {
+				return true
+			}
+			continue
+		}
+		if slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) {
+			return true
+		}
+	}
+	return false
 }
