@@ -128,6 +128,85 @@ func TestUpstream_Examples(t *testing.T) {
 	}
 }
 
+// podGroupExamples holds the hand-written pod-group traces (GenericWorkload)
+// with upstream's output; pkg/queue/trace/testdata/upstream-v1.37/podgroups
+// holds the same files for the model's test.
+const podGroupExamples = upstreamExamples + "podgroups/"
+
+// podGroupFragments: what each pod-group example must keep showing, so that
+// a re-recording that loses the rule it is named for fails.
+var podGroupFragments = map[string][]string{
+	"gang_incomplete_then_podgroup":    {`"incomplete":3`, `"active":{"UnscheduledPodAdd":6}`, `"default/g":{"queue":"active","attempts":0,"size":3}`},
+	"gang_podgroup_first_incoming":     {`"active":{"UnscheduledPodAdd":6}`},
+	"group_backoff_sqrt_n_max_pfb_on":  {`{"at":56999,"pop":null}`, `{"at":57100,"pop":"default/g"`, `"queue":"errorBackoff"`},
+	"group_backoff_sqrt_n_max_pfb_off": {`{"at":56999,"pop":null}`, `{"at":57100,"pop":"default/g"`},
+	"attempted_success_rest_to_active": {`"active":{"ScheduleAttemptFailure":1`, `"pods":["default/c"],"attempts":2`},
+	"member_added_in_flight_pending":   {`"default/c":{"queue":"pending","attempts":0}`, `"backoff":{"ScheduleAttemptFailure":3}`},
+	"gated_member_gates_group":         {`"gated":3`, `"TargetPodUpdatePodSchedulingGatesEliminated":3`},
+	"delete_member_and_podgroup":       {`"incomplete":2`, `"UnscheduledPodAdd":8`},
+	"activate_member_moves_group":      {`"ForceActivate":2`},
+	"leftover_flush_gated_group":       {`"UnschedulableTimeout":2`, `"UnschedulableTimeout":4`, `"default/x":{"queue":"backoff"`},
+	"podgroup_deleted_in_flight":       {`"default/a":{"queue":"incomplete","attempts":1},"default/b":{"queue":"inFlight"`},
+}
+
+// TestUpstream_PodGroupExamples: the upstream driver prints what upstream's
+// queue printed for each pod-group example when it was recorded, and the
+// example still shows its rule. SCHEDQ_RECORD=1 records the outputs anew
+// (into both copies of the examples).
+func TestUpstream_PodGroupExamples(t *testing.T) {
+	paths, _ := filepath.Glob(podGroupExamples + "*.trace.jsonl")
+	if len(paths) == 0 {
+		t.Fatal("no pod-group example traces")
+	}
+	seen := map[string]bool{}
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".trace.jsonl")
+		seen[name] = true
+		t.Run(name, func(t *testing.T) {
+			tr := readTrace(t, path)
+			if !tr.Config.GenericWorkload {
+				t.Fatal("a pod-group example without genericWorkload")
+			}
+			got, errs, err := replayUpstream(tr)
+			if err != nil {
+				t.Fatalf("replay: %v", err)
+			}
+			if len(errs) > 0 {
+				t.Errorf("upstream logged errors: %q", errs)
+			}
+			out := strings.TrimSuffix(path, ".trace.jsonl") + ".out.jsonl"
+			if os.Getenv("SCHEDQ_RECORD") == "1" {
+				for _, p := range []string{out, "../../pkg/queue/trace/testdata/upstream-v1.37/podgroups/" + filepath.Base(out)} {
+					if err := os.WriteFile(p, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			want, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := trace.Compare(want, got); d != "" {
+				t.Errorf("the harness does not reproduce upstream's recorded output: %s", d)
+			}
+			frags, ok := podGroupFragments[name]
+			if !ok {
+				t.Fatalf("example %s has no entry in podGroupFragments", name)
+			}
+			for _, f := range frags {
+				if !strings.Contains(string(got), f) {
+					t.Errorf("upstream's output lacks %s; the example no longer shows its rule:\n%s", f, got)
+				}
+			}
+		})
+	}
+	for name := range podGroupFragments {
+		if !seen[name] {
+			t.Errorf("example %s has no trace", name)
+		}
+	}
+}
+
 // TestUpstream_GateBothWaysInOneProcess: the PopFromBackoffQ gate can be
 // flipped between queue constructions, in both directions, and the queue
 // built after each flip behaves accordingly.
