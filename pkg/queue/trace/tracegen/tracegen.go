@@ -127,11 +127,13 @@ type generator struct {
 	observed  map[string]bool
 	nextGroup int
 	awaiting  string
+	// groupOf is each pod's group, as its last add named it.
+	groupOf map[string]string
 }
 
 // Generate returns a random valid trace for seed.
 func Generate(seed int64, opts Options) *trace.Trace {
-	g := &generator{r: rand.New(rand.NewSource(seed)), opts: opts, gated: map[string]bool{}, observed: map[string]bool{}}
+	g := &generator{r: rand.New(rand.NewSource(seed)), opts: opts, gated: map[string]bool{}, observed: map[string]bool{}, groupOf: map[string]string{}}
 	if g.opts.Ops <= 0 {
 		g.opts.Ops = 200
 	}
@@ -239,7 +241,8 @@ func (g *generator) advance(kind trace.OpKind) {
 			dt = min(g.cfg.PodMaxInUnschedulablePodsSeconds, 3600)*1000 + g.r.Int63n(40000)
 		}
 	}
-	if dt == 0 && (kind == trace.OpAdd || kind == trace.OpFail) {
+	// attempted sets its group's timestamp, as a fail sets its pod's.
+	if dt == 0 && (kind == trace.OpAdd || kind == trace.OpFail || kind == trace.OpAttempted) {
 		dt = 1
 	}
 	g.now += dt
@@ -390,12 +393,21 @@ func (g *generator) observedGroups() []string {
 	return out
 }
 
-// podGroupAdd observes the PodGroup of a group named before (its members
-// may wait in incomplete) or of a new one.
+// podGroupAdd observes the PodGroup of a group named before or of a new
+// one. Not of a group with two or more members waiting in incomplete:
+// upstream forms the group from them in map order, and the group takes the
+// timestamp of whichever comes first (AddPodGroup, addPodGroupMember), so
+// its place in activeQ among other entities is not defined.
 func (g *generator) podGroupAdd() {
+	incomplete := map[string]int{}
+	for _, p := range g.names {
+		if grp := g.groupOf[p]; grp != "" && g.model.Where(p) == "incomplete" {
+			incomplete[grp]++
+		}
+	}
 	var cands []string
 	for _, n := range g.groups {
-		if !g.observed[n] {
+		if !g.observed[n] && incomplete[n] <= 1 {
 			cands = append(cands, n)
 		}
 	}
@@ -452,6 +464,7 @@ func (g *generator) add() {
 	if g.opts.PodGroups {
 		ns, _, _ := strings.Cut(name, "/")
 		op.Group = g.groupFor(ns)
+		g.groupOf[name] = op.Group
 	}
 	if g.r.Float64() < g.opts.Gated {
 		op.Gates = gateNames[:1+g.r.Intn(len(gateNames))]
@@ -464,7 +477,24 @@ func (g *generator) add() {
 }
 
 func (g *generator) fail() {
-	pod := g.inFlight[g.r.Intn(len(g.inFlight))]
+	cands := g.inFlight
+	if g.awaiting != "" {
+		// A single pod's failure clears upstream's last popped entity, after
+		// which the awaited group's attempted fails (AddAttemptedPodGroupIfNeeded
+		// finds the group its later members formed): the scheduler's group
+		// cycle and a single pod's failure do not interleave so.
+		cands = nil
+		for _, p := range g.inFlight {
+			if g.groupOf[p] != "" {
+				cands = append(cands, p)
+			}
+		}
+		if len(cands) == 0 {
+			g.emit(trace.Op{Kind: trace.OpSnapshot})
+			return
+		}
+	}
+	pod := cands[g.r.Intn(len(cands))]
 	op := trace.Op{Kind: trace.OpFail, Pod: pod, Plugins: []string{}}
 	if len(g.plugins) > 0 && g.r.Intn(5) != 0 {
 		op.Plugins = g.subset(g.plugins, 1)
