@@ -254,3 +254,29 @@ func TestReplay_PodGroupsRejected(t *testing.T) {
 
 // byNameOnly hides a driver's pod-group methods.
 type byNameOnly struct{ trace.Driver }
+
+// TestReadAndReplay_PodGroupsNeedAGroupDriver: a streamed replay of a
+// pod-group trace through a queue that does not model pod groups is refused
+// on the header's line, printing nothing.
+func TestReadAndReplay_PodGroupsNeedAGroupDriver(t *testing.T) {
+	in := "\n" + groupHeader + `{"at":0,"op":"podGroupAdd","group":"ns/g"}` + "\n"
+	var out bytes.Buffer
+	_, err := trace.ReadAndReplay(strings.NewReader(in), func(cfg trace.Config) (trace.StreamDriver, error) {
+		return struct{ trace.StreamDriver }{trace.NewModel(cfg, nil)}, nil
+	}, &out)
+	var le *trace.LineError
+	if !errors.As(err, &le) || le.Line != 2 || !strings.Contains(err.Error(), "pod groups need a queue that models them") {
+		t.Errorf("got %v, want line 2: pod groups need …", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("printed %q", out.String())
+	}
+	// The driver's own error about the header is placed on its line too.
+	_, err = trace.ReadAndReplay(strings.NewReader(in), func(cfg trace.Config) (trace.StreamDriver, error) {
+		cfg.Version = queue.V1_36
+		return nil, cfg.Check()
+	}, &out)
+	if !errors.As(err, &le) || le.Line != 2 || !errors.Is(err, trace.ErrGroupsNeedV137) {
+		t.Errorf("got %v, want line 2: %v", err, trace.ErrGroupsNeedV137)
+	}
+}
