@@ -152,7 +152,7 @@ upstreamqueue: ## generate perf/difftest/internal/upstreamqueue
 gates: ## regenerate pkg/workload/zz_generated.gates.go from perf/go.mod's Kubernetes version
 	cd perf && $(GO) run ./hack/gatesgen -o ../pkg/workload/zz_generated.gates.go
 
-difftest: upstreamqueue ## thousands of random traces and the 1,000,000-op trace, model vs upstream PriorityQueue
+difftest: upstreamqueue ## thousands of random traces (pod groups too: TestDifferential_PodGroups) and the 1,000,000-op trace, model vs upstream PriorityQueue
 	cd perf && SCHEDQ_DIFF_TRACES=5000 SCHEDQ_DIFF_LARGE=1 $(GO) test -count=1 -timeout 60m -run 'TestDifferential' -v ./difftest/
 
 bench: upstreamqueue ## benchmarks of the model (and the model vs upstream in perf/, in process and as commands)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace/tracegen"
 )
@@ -128,6 +129,98 @@ func TestUpstream_Examples(t *testing.T) {
 	}
 }
 
+// podGroupExamples holds the hand-written pod-group traces (GenericWorkload)
+// with upstream's output; pkg/queue/trace/testdata/upstream-v1.37/podgroups
+// holds the same files for the model's test.
+const podGroupExamples = upstreamExamples + "podgroups/"
+
+// podGroupFragments: what each pod-group example must keep showing, so that
+// a re-recording that loses the rule it is named for fails.
+var podGroupFragments = map[string][]string{
+	"gang_incomplete_then_podgroup":     {`"incomplete":3`, `"active":{"UnscheduledPodAdd":6}`, `"default/g":{"queue":"active","attempts":0,"size":3}`},
+	"gang_podgroup_first_incoming":      {`"active":{"UnscheduledPodAdd":6}`},
+	"group_backoff_sqrt_n_max_pfb_on":   {`{"at":56999,"pop":null}`, `{"at":57100,"pop":"default/g"`, `"queue":"errorBackoff"`},
+	"group_backoff_sqrt_n_max_pfb_off":  {`{"at":56999,"pop":null}`, `{"at":57100,"pop":"default/g"`},
+	"attempted_success_rest_to_active":  {`"active":{"ScheduleAttemptFailure":1`, `"pods":["default/c"],"attempts":2`},
+	"member_added_in_flight_pending":    {`"default/c":{"queue":"pending","attempts":0}`, `"backoff":{"ScheduleAttemptFailure":3}`},
+	"gated_member_gates_group":          {`"gated":3`, `"TargetPodUpdatePodSchedulingGatesEliminated":3`},
+	"delete_member_and_podgroup":        {`"incomplete":2`, `"UnscheduledPodAdd":8`},
+	"activate_member_moves_group":       {`"ForceActivate":2`},
+	"leftover_flush_gated_group":        {`"UnschedulableTimeout":2`, `"UnschedulableTimeout":4`, `"default/x":{"queue":"backoff"`},
+	"podgroup_deleted_in_flight":        {`"default/a":{"queue":"incomplete","attempts":1},"default/b":{"queue":"inFlight"`},
+	"nonmember_fail_clears_last_popped": {`"default/a":{"queue":"active","attempts":1},"default/b":{"queue":"inFlight","attempts":1},"default/c":{"queue":"active","attempts":0}`},
+}
+
+// podGroupErrors: the examples where upstream logs an error, and the error.
+var podGroupErrors = map[string]string{
+	// A single pod's failure clears the last popped entity: the members
+	// added or failed after it form a new group in activeQ, and the popped
+	// group's AddAttemptedPodGroupIfNeeded finds it there and gives up.
+	"nonmember_fail_clears_last_popped": "AddAttemptedPodGroupIfNeeded(default/g): pod group default/g is already present in the active queue",
+}
+
+// TestUpstream_PodGroupExamples: the upstream driver prints what upstream's
+// queue printed for each pod-group example when it was recorded, and the
+// example still shows its rule. SCHEDQ_RECORD=1 records the outputs anew
+// (into both copies of the examples).
+func TestUpstream_PodGroupExamples(t *testing.T) {
+	paths, _ := filepath.Glob(podGroupExamples + "*.trace.jsonl")
+	if len(paths) == 0 {
+		t.Fatal("no pod-group example traces")
+	}
+	seen := map[string]bool{}
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".trace.jsonl")
+		seen[name] = true
+		t.Run(name, func(t *testing.T) {
+			tr := readTrace(t, path)
+			if !tr.Config.GenericWorkload {
+				t.Fatal("a pod-group example without genericWorkload")
+			}
+			got, errs, err := replayUpstream(tr)
+			if err != nil {
+				t.Fatalf("replay: %v", err)
+			}
+			if want := podGroupErrors[name]; want != "" {
+				if len(errs) != 1 || errs[0] != want {
+					t.Errorf("upstream logged %q, want %q", errs, want)
+				}
+			} else if len(errs) > 0 {
+				t.Errorf("upstream logged errors: %q", errs)
+			}
+			out := strings.TrimSuffix(path, ".trace.jsonl") + ".out.jsonl"
+			if os.Getenv("SCHEDQ_RECORD") == "1" {
+				for _, p := range []string{out, "../../pkg/queue/trace/testdata/upstream-v1.37/podgroups/" + filepath.Base(out)} {
+					if err := os.WriteFile(p, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			want, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := trace.Compare(want, got); d != "" {
+				t.Errorf("the harness does not reproduce upstream's recorded output: %s", d)
+			}
+			frags, ok := podGroupFragments[name]
+			if !ok {
+				t.Fatalf("example %s has no entry in podGroupFragments", name)
+			}
+			for _, f := range frags {
+				if !strings.Contains(string(got), f) {
+					t.Errorf("upstream's output lacks %s; the example no longer shows its rule:\n%s", f, got)
+				}
+			}
+		})
+	}
+	for name := range podGroupFragments {
+		if !seen[name] {
+			t.Errorf("example %s has no trace", name)
+		}
+	}
+}
+
 // TestUpstream_GateBothWaysInOneProcess: the PopFromBackoffQ gate can be
 // flipped between queue constructions, in both directions, and the queue
 // built after each flip behaves accordingly.
@@ -237,6 +330,128 @@ func TestDifferential(t *testing.T) {
 				t.Errorf("seed %d (popFromBackoffQ=%v, %d ops; minimal trace of %d ops in %s):\n%s", seed, pfb, tr.Len(), min.Len(), path, d)
 			}
 		})
+	}
+}
+
+// groupProfile is profile with pod groups: a gang-shaped mix where about
+// half the pods name a group.
+func groupProfile(seed int64, pfb bool) tracegen.Options {
+	o := profile(seed, pfb)
+	o.PodGroups = true
+	return o
+}
+
+// TestDifferential_PodGroups replays random pod-group traces (GenericWorkload,
+// v1.37) through the model and upstream, as TestDifferential does
+// (SCHEDQ_DIFF_TRACES per gate setting). Skipped while the model does not
+// queue pod groups.
+func TestDifferential_PodGroups(t *testing.T) {
+	if UpstreamVersion < queue.V1_37 {
+		t.Skipf("upstream %s has no pod-group queue", UpstreamVersion)
+	}
+	cfg := trace.DefaultConfig()
+	cfg.GenericWorkload = true
+	if _, ok := any(newModel(cfg, nil)).(trace.GroupDriver); !ok {
+		t.Skip("the model does not queue pod groups yet (it is not a trace.GroupDriver): the pod-group differential waits for it")
+	}
+	n := envInt(t, "SCHEDQ_DIFF_TRACES", 200)
+	if testing.Short() && os.Getenv("SCHEDQ_DIFF_TRACES") == "" {
+		n = 40
+	}
+	base := int64(envInt(t, "SCHEDQ_DIFF_SEED", 1))
+	for _, pfb := range []bool{true, false} {
+		t.Run(fmt.Sprintf("popFromBackoffQ=%v", pfb), func(t *testing.T) {
+			failures := 0
+			for i := 0; i < n && failures < 3; i++ {
+				seed := base + int64(i)
+				o := groupProfile(seed, pfb)
+				o.Version = UpstreamVersion
+				tr := tracegen.Generate(seed, o)
+				if _, err := replayModel(tr); err != nil {
+					t.Fatalf("seed %d: the generator made a trace the model rejects: %v", seed, err)
+				}
+				d, bad := disagreement(tr)
+				if !bad {
+					continue
+				}
+				failures++
+				min := tracegen.Minimize(tr, func(c *trace.Trace) bool { _, bad := disagreement(c); return bad })
+				d, _ = disagreement(min)
+				path := writeTrace(t, fmt.Sprintf("schedq-diff-podgroups-seed%d-pfb%v-", seed, pfb), min)
+				t.Errorf("seed %d (pod groups, popFromBackoffQ=%v, %d ops; minimal trace of %d ops in %s):\n%s", seed, pfb, tr.Len(), min.Len(), path, d)
+			}
+		})
+	}
+}
+
+// TestGenerate_PodGroupsOnUpstream checks the generator's pod groups with
+// upstream's queue keeping the traces valid (Options.NewDriver): each trace
+// replays through upstream without a rejection or an error logged, is the
+// same trace when generated again, upstream prints the same output for it
+// every time (nothing left to its map order), and the traces pop groups,
+// leave members pending and incomplete, and end cycles with every status.
+// SCHEDQ_GEN_TRACES is the number of traces (default 60, 20 with -short).
+func TestGenerate_PodGroupsOnUpstream(t *testing.T) {
+	n := envInt(t, "SCHEDQ_GEN_TRACES", 60)
+	if testing.Short() && os.Getenv("SCHEDQ_GEN_TRACES") == "" {
+		n = 20
+	}
+	var out bytes.Buffer
+	statuses := map[string]bool{}
+	for seed := int64(1); seed <= int64(n); seed++ {
+		gen := func() *trace.Trace {
+			var u *Upstream
+			o := groupProfile(seed, seed%2 == 0)
+			o.NewDriver = func(cfg trace.Config, plugins []string) trace.Driver {
+				var err error
+				if u, err = NewUpstream(cfg, plugins); err != nil {
+					t.Fatal(err)
+				}
+				return u
+			}
+			tr := tracegen.Generate(seed, o)
+			if errs := u.Errors(); len(errs) > 0 {
+				t.Fatalf("seed %d: upstream logged errors while generating: %q", seed, errs)
+			}
+			u.Close()
+			return tr
+		}
+		tr := gen()
+		var a, b bytes.Buffer
+		if err := tracegen.Encode(&a, tr); err != nil {
+			t.Fatal(err)
+		}
+		if err := tracegen.Encode(&b, gen()); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Fatalf("seed %d: two generations differ", seed)
+		}
+		got, errs, err := replayUpstream(tr)
+		if err != nil || len(errs) > 0 {
+			t.Fatalf("seed %d: upstream: %v %q", seed, err, errs)
+		}
+		for range 2 {
+			again, _, _ := replayUpstream(tr)
+			if d := trace.Compare(got, again); d != "" {
+				path := writeTrace(t, fmt.Sprintf("schedq-podgroups-nondeterministic-seed%d-", seed), tr)
+				t.Fatalf("seed %d (%s): upstream prints otherwise on a second replay: %s", seed, path, d)
+			}
+		}
+		out.Write(got)
+		for _, op := range tr.Ops() {
+			if op.Kind == trace.OpAttempted {
+				statuses[op.Status] = true
+			}
+		}
+	}
+	for _, f := range []string{`"podGroup":true`, `"queue":"pending"`, `"queue":"incomplete"`, `"groups":{`, `"queue":"errorBackoff"`} {
+		if !bytes.Contains(out.Bytes(), []byte(f)) {
+			t.Errorf("no %s in the outputs of %d traces", f, n)
+		}
+	}
+	if len(statuses) != 3 {
+		t.Errorf("attempted statuses %v; want all three", statuses)
 	}
 }
 

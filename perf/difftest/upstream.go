@@ -13,12 +13,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
@@ -40,8 +42,10 @@ import (
 // requires, v1.37.2, see internal/upstreamgen) with a trace, the way
 // queue-spec §5 describes: a fake clock, no Run, the two flushes called at the
 // instants Replay chooses, and a failed attempt handled as
-// handleSchedulingFailure does. A trace's pods are single pods (no pod
-// group), so every entity the queue holds or pops is a QueuedPodInfo.
+// handleSchedulingFailure does. With GenericWorkload on (the trace's
+// genericWorkload) pods may name a PodGroup: the queue then holds and pops
+// pod groups (QueuedPodGroupInfo) too, driven as the scheduler's pod-group
+// cycle does (schedule_one_podgroup.go).
 //
 // The feature gates and the scheduler metrics are process-global, so at most
 // one Upstream may exist at a time: NewUpstream panics if another one has not
@@ -58,9 +62,20 @@ type Upstream struct {
 
 	pods     map[string]*v1.Pod
 	inFlight map[string]*framework.QueuedPodInfo
+
+	// genericWorkload is the gate the queue was built with.
+	genericWorkload bool
+	// podGroups are the PodGroup objects observed, by namespace/name.
+	podGroups map[string]*schedulingv1beta1.PodGroup
+	// lastGroup is the pod group the last pop handed out, which attempted
+	// hands back (the scheduler passes the popped record).
+	lastGroup *framework.QueuedPodGroupInfo
 }
 
-var _ trace.StreamDriver = (*Upstream)(nil)
+var (
+	_ trace.StreamDriver = (*Upstream)(nil)
+	_ trace.GroupDriver  = (*Upstream)(nil)
+)
 
 // UpstreamVersion is the version of the queue copied into
 // internal/upstreamqueue (perf/go.mod's k8s.io/kubernetes): the model is
@@ -137,11 +152,18 @@ func NewUpstream(cfg trace.Config, plugins []string) (*Upstream, error) {
 }
 
 func newUpstream(cfg trace.Config, plugins []string) (*Upstream, error) {
-	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{string(features.SchedulerPopFromBackoffQ): cfg.PopFromBackoffQ}); err != nil {
+	gates := map[featuregate.Feature]bool{features.SchedulerPopFromBackoffQ: cfg.PopFromBackoffQ, features.GenericWorkload: cfg.GenericWorkload}
+	set := map[string]bool{}
+	for g, on := range gates {
+		set[string(g)] = on
+	}
+	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(set); err != nil {
 		return nil, err
 	}
-	if got := utilfeature.DefaultFeatureGate.Enabled(features.SchedulerPopFromBackoffQ); got != cfg.PopFromBackoffQ {
-		return nil, fmt.Errorf("gate SchedulerPopFromBackoffQ is %v after setting it to %v", got, cfg.PopFromBackoffQ)
+	for g, on := range gates {
+		if got := utilfeature.DefaultFeatureGate.Enabled(g); got != on {
+			return nil, fmt.Errorf("gate %s is %v after setting it to %v", g, got, on)
+		}
 	}
 	metrics.Register()
 	resetMetrics()
@@ -154,8 +176,8 @@ func newUpstream(cfg trace.Config, plugins []string) (*Upstream, error) {
 		cancel()
 		return nil, err
 	}
-	gates := sg.(*schedulinggates.SchedulingGates)
-	gateEvents, err := gates.EventsToRegister(ctx)
+	sgPlugin := sg.(*schedulinggates.SchedulingGates)
+	gateEvents, err := sgPlugin.EventsToRegister(ctx)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -164,7 +186,7 @@ func newUpstream(cfg trace.Config, plugins []string) (*Upstream, error) {
 	hints := upstreamqueue.QueueingHintMap{}
 	registerPlugins(hints, plugins)
 	for _, e := range gateEvents {
-		hints[e.Event] = append(hints[e.Event], &upstreamqueue.QueueingHintFunction{PluginName: gates.Name(), QueueingHintFn: e.QueueingHintFn})
+		hints[e.Event] = append(hints[e.Event], &upstreamqueue.QueueingHintFunction{PluginName: sgPlugin.Name(), QueueingHintFn: e.QueueingHintFn})
 	}
 
 	clk := testingclock.NewFakeClock(trace.Epoch)
@@ -176,7 +198,7 @@ func newUpstream(cfg trace.Config, plugins []string) (*Upstream, error) {
 		upstreamqueue.WithPodMaxBackoffDuration(time.Duration(cfg.PodMaxBackoffSeconds)*time.Second),
 		upstreamqueue.WithPodMaxInUnschedulablePodsDuration(time.Duration(cfg.PodMaxInUnschedulablePodsSeconds)*time.Second),
 		upstreamqueue.WithQueueingHintMapPerProfile(upstreamqueue.QueueingHintMapPerProfile{v1.DefaultSchedulerName: hints}),
-		upstreamqueue.WithPreEnqueuePluginMap(map[string]map[string]fwk.PreEnqueuePlugin{v1.DefaultSchedulerName: {gates.Name(): gates}}),
+		upstreamqueue.WithPreEnqueuePluginMap(map[string]map[string]fwk.PreEnqueuePlugin{v1.DefaultSchedulerName: {sgPlugin.Name(): sgPlugin}}),
 		// As kube-scheduler builds it.
 		upstreamqueue.WithMetricsRecorder(metrics.NewMetricsAsyncRecorder(1000, time.Second, ctx.Done())),
 	)
@@ -190,6 +212,9 @@ func newUpstream(cfg trace.Config, plugins []string) (*Upstream, error) {
 		hints:    hints,
 		pods:     map[string]*v1.Pod{},
 		inFlight: map[string]*framework.QueuedPodInfo{},
+
+		genericWorkload: cfg.GenericWorkload,
+		podGroups:       map[string]*schedulingv1beta1.PodGroup{},
 	}, nil
 }
 
@@ -349,14 +374,117 @@ func (u *Upstream) Where(name string) string {
 	if _, ok := u.inFlight[name]; ok {
 		return "inFlight"
 	}
+	if p := u.pod(name); u.member(p) {
+		loc, _ := u.Queue.LocateMember(p)
+		return loc
+	}
 	loc, _ := u.Queue.Locate(u.pod(name))
 	return loc
+}
+
+// member reports whether the queue takes p as a pod-group member.
+func (u *Upstream) member(p *v1.Pod) bool { return u.genericWorkload && p.Spec.SchedulingGroup != nil }
+
+// AddPodGroup implements trace.GroupDriver: a PodGroup object observed.
+func (u *Upstream) AddPodGroup(group string, priority int32) {
+	ns, n, _ := strings.Cut(group, "/")
+	pg := &schedulingv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: n, UID: types.UID("podgroup/" + group)},
+		Spec:       schedulingv1beta1.PodGroupSpec{Priority: &priority},
+	}
+	u.podGroups[group] = pg
+	u.Queue.AddPodGroup(u.logger, pg)
+}
+
+// DeletePodGroup implements trace.GroupDriver.
+func (u *Upstream) DeletePodGroup(group string) {
+	pg, ok := u.podGroups[group]
+	if !ok {
+		ns, n, _ := strings.Cut(group, "/")
+		pg = &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: n}}
+	}
+	delete(u.podGroups, group)
+	u.Queue.DeletePodGroup(u.logger, pg)
+}
+
+// AddGroupMember implements trace.GroupDriver: Add of a pod whose
+// spec.schedulingGroup names group (in the pod's namespace).
+func (u *Upstream) AddGroupMember(name string, priority int32, gates []string, group string) {
+	p := newPod(name, priority, gates)
+	_, pgName, _ := strings.Cut(group, "/")
+	p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &pgName}
+	u.pods[name] = p
+	u.Queue.Add(u.ctx, p)
+}
+
+// PopEntity implements trace.GroupDriver: Pop, which may hand out a pod
+// group; its members are then in flight, each with its own record, as the
+// scheduler's pod-group cycle holds them.
+func (u *Upstream) PopEntity() (string, bool, []string, int, bool) {
+	if u.Queue.PopWouldBlock() {
+		return "", false, nil, 0, false
+	}
+	entity, err := u.Queue.Pop(u.logger)
+	if err != nil || entity == nil {
+		u.errs.add(fmt.Sprintf("Pop: %T, %v", entity, err))
+		return "", false, nil, 0, false
+	}
+	switch e := entity.(type) {
+	case *framework.QueuedPodInfo:
+		name := string(e.Pod.UID)
+		u.inFlight[name] = e
+		return name, false, nil, e.Attempts, true
+	case *framework.QueuedPodGroupInfo:
+		u.lastGroup = e
+		var members []string
+		// CompositePodGroup is off: the group is its own single leaf, whose
+		// pods are in upstream's order (PodGroupMemberPodsOrderingFunc).
+		if len(e.QueuedPodInfos) != 1 {
+			u.errs.add(fmt.Sprintf("pod group %s/%s has %d leaves", e.Namespace, e.Name, len(e.QueuedPodInfos)))
+		}
+		for _, leaf := range e.QueuedPodInfos {
+			for _, pi := range leaf {
+				name := string(pi.Pod.UID)
+				u.inFlight[name] = pi
+				members = append(members, name)
+			}
+		}
+		return e.Namespace + "/" + e.Name, true, members, e.Attempts, true
+	}
+	u.errs.add(fmt.Sprintf("Pop: unexpected entity %T", entity))
+	return "", false, nil, 0, false
+}
+
+// Attempted implements trace.GroupDriver: the end of the popped group's
+// cycle, AddAttemptedPodGroupIfNeeded with the popped record.
+func (u *Upstream) Attempted(group, status string) {
+	pg := u.lastGroup
+	if pg == nil || pg.Namespace+"/"+pg.Name != group {
+		u.errs.add(fmt.Sprintf("attempted of %s, which was not popped last", group))
+		return
+	}
+	u.lastGroup = nil
+	var st *fwk.Status
+	switch status {
+	case trace.StatusSuccess:
+		st = fwk.NewStatus(fwk.Success)
+	case trace.StatusUnschedulable:
+		st = fwk.NewStatus(fwk.Unschedulable)
+	default:
+		st = fwk.NewStatus(fwk.Error)
+	}
+	if err := u.Queue.AddAttemptedPodGroupIfNeeded(u.logger, pg, u.Queue.SchedulingCycle(), st); err != nil {
+		u.errs.add(fmt.Sprintf("AddAttemptedPodGroupIfNeeded(%s): %v", group, err))
+	}
 }
 
 // Snapshot implements trace.Driver. It reads the two metrics upstream
 // exports and the queue's public listings; only the split of backoffQ into
 // its two heaps comes from the export file.
 func (u *Upstream) Snapshot() trace.Snapshot {
+	if u.genericWorkload {
+		return u.groupSnapshot()
+	}
 	s := trace.Snapshot{
 		Pending: trace.Pending{
 			Active:        gaugeValue(metrics.ActivePods()),
@@ -394,6 +522,67 @@ func (u *Upstream) Snapshot() trace.Snapshot {
 			where = "gated"
 		}
 		put(p, where, attempts(p))
+	}
+	inFlight := u.Queue.InFlightPods()
+	for _, p := range inFlight {
+		a := -1
+		if pi, ok := u.inFlight[string(p.UID)]; ok {
+			a = pi.Attempts
+		}
+		put(p, "inFlight", a)
+	}
+	if len(inFlight) != len(u.inFlight) {
+		u.errs.add(fmt.Sprintf("upstream has %d pods in flight, the harness %d", len(inFlight), len(u.inFlight)))
+	}
+	return s
+}
+
+// groupSnapshot is Snapshot with GenericWorkload on: every entity as the
+// export file lists it, members in their group's queue, pending and
+// incomplete pods, and the queued groups.
+func (u *Upstream) groupSnapshot() trace.Snapshot {
+	s := trace.Snapshot{
+		Pending: trace.Pending{
+			Active:          gaugeValue(metrics.ActivePods()),
+			Backoff:         gaugeValue(metrics.BackoffPods()),
+			Unschedulable:   gaugeValue(metrics.UnschedulablePods()),
+			Gated:           gaugeValue(metrics.GatedPods()),
+			Incomplete:      gaugeValue(metrics.IncompletePodGroupPods()),
+			PendingPodGroup: gaugeValue(metrics.PendingPodGroupPods()),
+		},
+		Incoming: incomingPods(),
+		Pods:     map[string]trace.PodState{},
+		Groups:   map[string]trace.GroupState{},
+	}
+	put := func(p *v1.Pod, where string, attempts int) {
+		key := p.Namespace + "/" + p.Name
+		if old, ok := s.Pods[key]; ok {
+			where = old.Queue + "+" + where
+		}
+		s.Pods[key] = trace.PodState{Queue: where, Attempts: attempts}
+	}
+	for _, e := range u.Queue.Entities() {
+		switch en := e.Entity.(type) {
+		case *framework.QueuedPodInfo:
+			put(en.Pod, e.Queue, en.Attempts)
+		case *framework.QueuedPodGroupInfo:
+			key := en.Namespace + "/" + en.Name
+			if _, dup := s.Groups[key]; dup {
+				u.errs.add(fmt.Sprintf("pod group %s is queued twice", key))
+			}
+			s.Groups[key] = trace.GroupState{Queue: e.Queue, Attempts: en.Attempts, Size: en.Size()}
+			en.ForEachPodInfo(func(pi *framework.QueuedPodInfo) bool {
+				put(pi.Pod, e.Queue, pi.Attempts)
+				return true
+			})
+		}
+	}
+	pending, incomplete := u.Queue.PodGroupMembers()
+	for _, pi := range pending {
+		put(pi.Pod, "pending", pi.Attempts)
+	}
+	for _, pi := range incomplete {
+		put(pi.Pod, "incomplete", pi.Attempts)
 	}
 	inFlight := u.Queue.InFlightPods()
 	for _, p := range inFlight {

@@ -109,6 +109,29 @@ func TestSimulate_InvalidPrintsNothing(t *testing.T) {
 	}
 }
 
+// TestSimulate_PodGroupsBeforeV137: a pod-group trace on v1.34–v1.36 is
+// refused on its header's line, printing nothing.
+func TestSimulate_PodGroupsBeforeV137(t *testing.T) {
+	path := examplesV137 + "podgroups/gang_incomplete_then_podgroup.trace.jsonl"
+	for _, v := range []string{"v1.34", "v1.35", "v1.36.3"} {
+		t.Run(v, func(t *testing.T) {
+			streams, _, out, _ := genericiooptions.NewTestIOStreams()
+			root := NewCmdSchedq(streams)
+			root.SetArgs([]string{"simulate", "--trace", path, "--scheduler-version", v})
+			err := root.Execute()
+			if err == nil {
+				t.Fatal("a pod-group trace replayed before v1.37")
+			}
+			if want := path + ":1: genericWorkload needs --scheduler-version v1.37"; !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("error %q, want it to start with %q", err, want)
+			}
+			if out.Len() != 0 {
+				t.Errorf("stdout not empty: %q", out)
+			}
+		})
+	}
+}
+
 func TestSimulate_MissingFile(t *testing.T) {
 	streams, _, _, _ := genericiooptions.NewTestIOStreams()
 	o := &SimulateOptions{IOStreams: streams, TracePath: "does-not-exist.jsonl"}

@@ -30,6 +30,15 @@ func TestAppendSnapshot(t *testing.T) {
 			},
 		},
 	}
+	// Pod groups: the two pod-group queues and the groups, each alone.
+	snapshots = append(snapshots,
+		Snapshot{Pending: Pending{Incomplete: 3}, Incoming: map[string]map[string]int{}, Pods: map[string]PodState{"ns/a": {Queue: "incomplete"}}},
+		Snapshot{Pending: Pending{PendingPodGroup: -2}, Incoming: map[string]map[string]int{}, Pods: map[string]PodState{}},
+		Snapshot{Pending: Pending{Active: 2, Incomplete: 1, PendingPodGroup: 12}, Incoming: map[string]map[string]int{},
+			Pods:   map[string]PodState{"ns/a": {Queue: "pending", Attempts: 1}},
+			Groups: map[string]GroupState{"ns/g": {Queue: "errorBackoff", Attempts: 2, Size: 2}, "ns/f": {Queue: "active", Size: 1}, "é/<&>": {}}},
+		Snapshot{Incoming: map[string]map[string]int{}, Pods: map[string]PodState{}, Groups: map[string]GroupState{}},
+	)
 	// Enough pods to be sorted by key: names sharing prefixes, names that are
 	// prefixes of others, zero bytes, long ties in the first 8 bytes.
 	many := map[string]PodState{}
@@ -106,6 +115,28 @@ func TestAppendPopLine(t *testing.T) {
 					if !bytes.Equal(got, want.Bytes()) {
 						t.Errorf("at %d, pod %q, attempts %d, ok %v:\ngot  %s\nwant %s", at, pod, attempts, ok, got, want.Bytes())
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestAppendPopGroupLine: pops of pod groups are what encoding/json writes.
+func TestAppendPopGroupLine(t *testing.T) {
+	for _, group := range []string{"ns/g", "é/<&>"} {
+		for _, members := range [][]string{nil, {"ns/a"}, {"ns/b", "ns/a", "ns/\"q\""}} {
+			for _, attempts := range []int{0, 1, 10, 12345} {
+				g, a := group, attempts
+				l := popLine{At: 1200, Pop: &g, PodGroup: true, Pods: members, Attempts: &a}
+				var want bytes.Buffer
+				enc := json.NewEncoder(&want)
+				enc.SetEscapeHTML(false)
+				if err := enc.Encode(&l); err != nil {
+					t.Fatal(err)
+				}
+				got := appendPopGroupRest([]byte(`{"at":1200`), group, members, attempts)
+				if !bytes.Equal(got, want.Bytes()) {
+					t.Errorf("group %q, members %q, attempts %d:\ngot  %s\nwant %s", group, members, attempts, got, want.Bytes())
 				}
 			}
 		}

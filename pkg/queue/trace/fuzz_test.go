@@ -44,7 +44,8 @@ func FuzzRead(f *testing.F) {
 func addExampleTraces(f *testing.F) {
 	paths, _ := filepath.Glob("testdata/upstream/*.trace.jsonl")
 	more, _ := filepath.Glob("testdata/upstream/invalid/*.trace.jsonl")
-	for _, p := range append(paths, more...) {
+	groups, _ := filepath.Glob("testdata/upstream-v1.37/podgroups/*.trace.jsonl")
+	for _, p := range append(append(paths, more...), groups...) {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

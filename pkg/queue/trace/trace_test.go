@@ -79,6 +79,42 @@ func TestReplay_UpstreamExamples(t *testing.T) {
 	}
 }
 
+// TestReplay_PodGroupExamples replays the pod-group traces (GenericWorkload,
+// v1.37) through the model and compares each with the output upstream
+// v1.37.2's queue printed (testdata/upstream-v1.37/podgroups; the perf
+// module's TestUpstream_PodGroupExamples checks the recordings). It is
+// skipped while the model does not queue pod groups.
+func TestReplay_PodGroupExamples(t *testing.T) {
+	traces, _ := filepath.Glob("testdata/upstream-v1.37/podgroups/*.trace.jsonl")
+	if len(traces) < 10 {
+		t.Fatalf("%d pod-group example traces, want 10 or more", len(traces))
+	}
+	cfg := trace.DefaultConfig()
+	cfg.GenericWorkload, cfg.Version = true, queue.V1_37
+	if _, ok := any(trace.NewModel(cfg, nil)).(trace.GroupDriver); !ok {
+		t.Skip("the model does not queue pod groups yet (it is not a trace.GroupDriver): the pod-group examples wait for it")
+	}
+	for _, path := range traces {
+		name := strings.TrimSuffix(filepath.Base(path), ".trace.jsonl")
+		t.Run(name, func(t *testing.T) {
+			got, err := replayFileAt(t, path, queue.V1_37)
+			if err != nil {
+				if strings.Contains(err.Error(), "not modelled") {
+					t.Skipf("the model does not model this yet: %v", err)
+				}
+				t.Fatalf("replay: %v", err)
+			}
+			want, err := os.ReadFile(strings.TrimSuffix(path, ".trace.jsonl") + ".out.jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := trace.Compare(want, got); d != "" {
+				t.Errorf("output differs from upstream's: %s", d)
+			}
+		})
+	}
+}
+
 // TestReplay_DefaultIsCurrentRelease: a trace replays on v1.37 unless told
 // otherwise, as a new cluster runs it.
 func TestReplay_DefaultIsCurrentRelease(t *testing.T) {

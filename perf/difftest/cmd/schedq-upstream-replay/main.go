@@ -45,6 +45,11 @@ func run(path string, stdin io.Reader, stdout io.Writer) error {
 		return u, err
 	}, stdout)
 	if u != nil {
+		// What upstream logged at error level: the trace drove the queue
+		// somewhere the scheduler does not.
+		for _, e := range u.Errors() {
+			fmt.Fprintln(os.Stderr, "warning: upstream logged:", e)
+		}
 		u.Close()
 	}
 	if err != nil {

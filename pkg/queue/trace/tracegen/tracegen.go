@@ -19,6 +19,7 @@ import (
 	"math"
 	"math/rand"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
@@ -29,7 +30,15 @@ import (
 // precondition does not hold (fail with no pod in flight, …) is not drawn.
 type Weights struct {
 	Add, Pop, Fail, Done, Event, Activate, Ungate, Delete, Snapshot int
+	// With Options.PodGroups only (all three zero: DefaultGroupWeights').
+	PodGroupAdd, PodGroupDelete, Attempted int
 }
+
+// DefaultGroupWeights are the pod-group operations' weights with
+// Options.PodGroups when Weights gives none. Attempted is drawn only while
+// a popped group awaits it, and the scheduler ends a group's cycle before
+// its next pop.
+var DefaultGroupWeights = Weights{PodGroupAdd: 4, PodGroupDelete: 1, Attempted: 30}
 
 // DefaultWeights is a mix that exercises every rule on short traces: several
 // pods in flight, errors, pending plugins, events during flight, gates.
@@ -75,6 +84,16 @@ type Options struct {
 	// Weights and Time default to DefaultWeights and DefaultTime.
 	Weights *Weights
 	Time    *Time
+	// PodGroups turns GenericWorkload on: about half the pods name a pod
+	// group of their namespace, PodGroup objects come and go, and a popped
+	// group's cycle ends with attempted. Off, the traces (and the random
+	// draws) are those of earlier versions, seed for seed.
+	PodGroups bool
+	// NewDriver, if set, is the queue that keeps the trace valid in place of
+	// the model (trace.NewModel), for plugins, the pool the trace names. With
+	// PodGroups it must be a trace.GroupDriver. The caller closes it, if it
+	// needs closing, once Generate returned.
+	NewDriver func(cfg trace.Config, plugins []string) trace.Driver
 }
 
 var pluginNames = []string{"NodeResourcesFit", "NodeAffinity", "TaintToleration", "VolumeBinding", "InterPodAffinity", "PodTopologySpread"}
@@ -85,13 +104,15 @@ var gateNames = []string{"example.com/quota", "example.com/ready"}
 
 // generator holds the state of one generation.
 type generator struct {
-	r        *rand.Rand
-	opts     Options
-	w        Weights
-	tm       Time
-	cfg      trace.Config
-	plugins  []string
-	model    *trace.Model
+	r       *rand.Rand
+	opts    Options
+	w       Weights
+	tm      Time
+	cfg     trace.Config
+	plugins []string
+	model   trace.Driver
+	// gd is model with PodGroups, else nil.
+	gd       trace.GroupDriver
 	ops      []trace.Op
 	now      int64 // the last op's at
 	prev     int64 // the time up to which periodic work ran on the model
@@ -100,17 +121,28 @@ type generator struct {
 	gated    map[string]bool
 	adds     int
 	nextPod  int
+	// Pod groups: every group named so far, whether its PodGroup object is
+	// observed, and the group popped whose cycle has not ended (attempted).
+	groups    []string
+	observed  map[string]bool
+	nextGroup int
+	awaiting  string
+	// groupOf is each pod's group, as its last add named it.
+	groupOf map[string]string
 }
 
 // Generate returns a random valid trace for seed.
 func Generate(seed int64, opts Options) *trace.Trace {
-	g := &generator{r: rand.New(rand.NewSource(seed)), opts: opts, gated: map[string]bool{}}
+	g := &generator{r: rand.New(rand.NewSource(seed)), opts: opts, gated: map[string]bool{}, observed: map[string]bool{}, groupOf: map[string]string{}}
 	if g.opts.Ops <= 0 {
 		g.opts.Ops = 200
 	}
 	g.w = DefaultWeights
 	if opts.Weights != nil {
 		g.w = *opts.Weights
+	}
+	if opts.PodGroups && g.w.PodGroupAdd == 0 && g.w.PodGroupDelete == 0 && g.w.Attempted == 0 {
+		g.w.PodGroupAdd, g.w.PodGroupDelete, g.w.Attempted = DefaultGroupWeights.PodGroupAdd, DefaultGroupWeights.PodGroupDelete, DefaultGroupWeights.Attempted
 	}
 	g.tm = DefaultTime
 	if opts.Time != nil {
@@ -123,6 +155,9 @@ func Generate(seed int64, opts Options) *trace.Trace {
 		g.opts.MaxInFlight = 1 + g.r.Intn(6)
 	}
 	g.cfg = g.config()
+	if opts.PodGroups {
+		g.cfg.GenericWorkload = true
+	}
 	g.plugins = g.pluginPool()
 	g.ops = make([]trace.Op, 0, g.opts.Ops)
 	// A replay registers exactly the plugins the trace names (Plugins), and
@@ -131,7 +166,18 @@ func Generate(seed int64, opts Options) *trace.Trace {
 	// or in flight, it changes nothing else.
 	cfg := g.cfg
 	cfg.Version = g.opts.Version
-	g.model = trace.NewModel(cfg, g.plugins)
+	if opts.NewDriver != nil {
+		g.model = opts.NewDriver(cfg, g.plugins)
+	} else {
+		g.model = trace.NewModel(cfg, g.plugins)
+	}
+	if opts.PodGroups {
+		gd, ok := g.model.(trace.GroupDriver)
+		if !ok {
+			panic(fmt.Sprintf("tracegen: PodGroups needs a queue that queues pod groups (a trace.GroupDriver); %T is not one", g.model))
+		}
+		g.gd = gd
+	}
 	if len(g.plugins) > 0 {
 		g.emit(trace.Op{Kind: trace.OpEvent, Event: trace.EventLabels()[g.r.Intn(len(trace.Events))], Queue: append([]string(nil), g.plugins...)})
 	}
@@ -195,7 +241,8 @@ func (g *generator) advance(kind trace.OpKind) {
 			dt = min(g.cfg.PodMaxInUnschedulablePodsSeconds, 3600)*1000 + g.r.Int63n(40000)
 		}
 	}
-	if dt == 0 && (kind == trace.OpAdd || kind == trace.OpFail) {
+	// attempted sets its group's timestamp, as a fail sets its pod's.
+	if dt == 0 && (kind == trace.OpAdd || kind == trace.OpFail || kind == trace.OpAttempted) {
 		dt = 1
 	}
 	g.now += dt
@@ -211,11 +258,30 @@ func (g *generator) emit(op trace.Op) {
 	g.model.SetTime(op.At)
 	switch op.Kind {
 	case trace.OpAdd:
-		g.model.Add(op.Pod, op.Priority, op.Gates)
+		if op.Group != "" {
+			g.gd.AddGroupMember(op.Pod, op.Priority, op.Gates, op.Group)
+		} else {
+			g.model.Add(op.Pod, op.Priority, op.Gates)
+		}
 	case trace.OpPop:
-		if pod, _, ok := g.model.Pop(); ok {
+		if g.gd != nil {
+			name, group, members, _, ok := g.gd.PopEntity()
+			switch {
+			case ok && group:
+				g.inFlight = append(g.inFlight, members...)
+				g.awaiting = name
+			case ok:
+				g.inFlight = append(g.inFlight, name)
+			}
+		} else if pod, _, ok := g.model.Pop(); ok {
 			g.inFlight = append(g.inFlight, pod)
 		}
+	case trace.OpPodGroupAdd:
+		g.gd.AddPodGroup(op.Group, op.Priority)
+	case trace.OpPodGroupDelete:
+		g.gd.DeletePodGroup(op.Group)
+	case trace.OpAttempted:
+		g.gd.Attempted(op.Group, op.Status)
 	case trace.OpFail:
 		g.model.Fail(op.Pod, op.Plugins, op.Pending)
 		g.dropInFlight(op.Pod)
@@ -257,7 +323,18 @@ func (g *generator) step() {
 	if len(g.names) == 0 {
 		w.Ungate = 0
 	}
-	weights := []int{w.Add, w.Pop, w.Fail, w.Done, w.Event, w.Activate, w.Ungate, w.Delete, w.Snapshot}
+	if g.awaiting == "" {
+		w.Attempted = 0
+	} else {
+		// The scheduler ends a group's cycle before it pops again.
+		w.Pop = 0
+	}
+	if !g.opts.PodGroups {
+		w.PodGroupAdd, w.PodGroupDelete, w.Attempted = 0, 0, 0
+	} else if len(g.observedGroups()) == 0 {
+		w.PodGroupDelete = 0
+	}
+	weights := []int{w.Add, w.Pop, w.Fail, w.Done, w.Event, w.Activate, w.Ungate, w.Delete, w.Snapshot, w.PodGroupAdd, w.PodGroupDelete, w.Attempted}
 	total := 0
 	for _, x := range weights {
 		total += x
@@ -288,9 +365,85 @@ func (g *generator) step() {
 		g.ungate()
 	case 7:
 		g.emit(trace.Op{Kind: trace.OpDelete, Pod: g.anyPod()})
-	default:
+	case 8:
 		g.emit(trace.Op{Kind: trace.OpSnapshot})
+	case 9:
+		g.podGroupAdd()
+	case 10:
+		obs := g.observedGroups()
+		group := obs[g.r.Intn(len(obs))]
+		delete(g.observed, group)
+		g.emit(trace.Op{Kind: trace.OpPodGroupDelete, Group: group})
+	default:
+		group := g.awaiting
+		g.awaiting = ""
+		g.emit(trace.Op{Kind: trace.OpAttempted, Group: group, Status: []string{trace.StatusSuccess, trace.StatusUnschedulable, trace.StatusUnschedulable, trace.StatusError}[g.r.Intn(4)]})
 	}
+}
+
+// observedGroups are the groups whose PodGroup object the queue holds, in
+// the order they were named.
+func (g *generator) observedGroups() []string {
+	var out []string
+	for _, n := range g.groups {
+		if g.observed[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// podGroupAdd observes the PodGroup of a group named before or of a new
+// one. Not of a group with two or more members waiting in incomplete:
+// upstream forms the group from them in map order, and the group takes the
+// timestamp of whichever comes first (AddPodGroup, addPodGroupMember), so
+// its place in activeQ among other entities is not defined.
+func (g *generator) podGroupAdd() {
+	incomplete := map[string]int{}
+	for _, p := range g.names {
+		if grp := g.groupOf[p]; grp != "" && g.model.Where(p) == "incomplete" {
+			incomplete[grp]++
+		}
+	}
+	var cands []string
+	for _, n := range g.groups {
+		if !g.observed[n] && incomplete[n] <= 1 {
+			cands = append(cands, n)
+		}
+	}
+	var group string
+	if len(cands) > 0 && g.r.Intn(4) != 0 {
+		group = cands[g.r.Intn(len(cands))]
+	} else {
+		group = g.newGroup(namespaces[g.r.Intn(len(namespaces))])
+	}
+	g.observed[group] = true
+	g.emit(trace.Op{Kind: trace.OpPodGroupAdd, Group: group, Priority: []int32{0, 0, 10, 100, -5}[g.r.Intn(5)]})
+}
+
+func (g *generator) newGroup(ns string) string {
+	n := fmt.Sprintf("%s/g%d", ns, g.nextGroup)
+	g.nextGroup++
+	g.groups = append(g.groups, n)
+	return n
+}
+
+// groupFor draws the group of a new pod in ns: none for about half the
+// pods, else a group of ns named before (three in four) or a new one.
+func (g *generator) groupFor(ns string) string {
+	if g.r.Intn(2) == 0 {
+		return ""
+	}
+	var cands []string
+	for _, n := range g.groups {
+		if strings.HasPrefix(n, ns+"/") {
+			cands = append(cands, n)
+		}
+	}
+	if len(cands) > 0 && g.r.Intn(4) != 0 {
+		return cands[g.r.Intn(len(cands))]
+	}
+	return g.newGroup(ns)
 }
 
 func (g *generator) add() {
@@ -308,6 +461,11 @@ func (g *generator) add() {
 		g.names = append(g.names, name)
 	}
 	op := trace.Op{Kind: trace.OpAdd, Pod: name, Priority: []int32{0, 0, 0, 10, 100, -5}[g.r.Intn(6)]}
+	if g.opts.PodGroups {
+		ns, _, _ := strings.Cut(name, "/")
+		op.Group = g.groupFor(ns)
+		g.groupOf[name] = op.Group
+	}
 	if g.r.Float64() < g.opts.Gated {
 		op.Gates = gateNames[:1+g.r.Intn(len(gateNames))]
 		g.gated[name] = true
@@ -319,7 +477,24 @@ func (g *generator) add() {
 }
 
 func (g *generator) fail() {
-	pod := g.inFlight[g.r.Intn(len(g.inFlight))]
+	cands := g.inFlight
+	if g.awaiting != "" {
+		// A single pod's failure clears upstream's last popped entity, after
+		// which the awaited group's attempted fails (AddAttemptedPodGroupIfNeeded
+		// finds the group its later members formed): the scheduler's group
+		// cycle and a single pod's failure do not interleave so.
+		cands = nil
+		for _, p := range g.inFlight {
+			if g.groupOf[p] != "" {
+				cands = append(cands, p)
+			}
+		}
+		if len(cands) == 0 {
+			g.emit(trace.Op{Kind: trace.OpSnapshot})
+			return
+		}
+	}
+	pod := cands[g.r.Intn(len(cands))]
 	op := trace.Op{Kind: trace.OpFail, Pod: pod, Plugins: []string{}}
 	if len(g.plugins) > 0 && g.r.Intn(5) != 0 {
 		op.Plugins = g.subset(g.plugins, 1)

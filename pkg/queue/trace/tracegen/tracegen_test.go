@@ -220,3 +220,48 @@ func TestGenerate_RegistersThePool(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerate_PodGroups: with PodGroups the traces turn GenericWorkload on,
+// read back to themselves, replay through the model and use every pod-group
+// operation. Skipped while the model does not queue pod groups (the perf
+// module's TestGenerate_PodGroupsOnUpstream checks the generator against
+// upstream's queue meanwhile).
+func TestGenerate_PodGroups(t *testing.T) {
+	cfg := trace.DefaultConfig()
+	cfg.GenericWorkload = true
+	if _, ok := any(trace.NewModel(cfg, nil)).(trace.GroupDriver); !ok {
+		t.Skip("the model does not queue pod groups yet (it is not a trace.GroupDriver): PodGroups needs one")
+	}
+	seen := map[trace.OpKind]int{}
+	members := 0
+	for seed := int64(0); seed < 100; seed++ {
+		tr := tracegen.Generate(seed, tracegen.Options{PopFromBackoffQ: seed%2 == 0, PodGroups: true})
+		if !tr.Config.GenericWorkload {
+			t.Fatalf("seed %d: genericWorkload is off", seed)
+		}
+		back, err := trace.Read(bytes.NewReader(encode(t, tr)))
+		if err != nil {
+			t.Fatalf("seed %d: the encoded trace does not read: %v", seed, err)
+		}
+		if !reflect.DeepEqual(normalize(back), normalize(tr)) {
+			t.Fatalf("seed %d: the trace does not round-trip", seed)
+		}
+		if _, err := replay(tr); err != nil {
+			t.Fatalf("seed %d: invalid trace: %v", seed, err)
+		}
+		for _, op := range tr.Ops() {
+			seen[op.Kind]++
+			if op.Group != "" && op.Kind == trace.OpAdd {
+				members++
+			}
+		}
+	}
+	for _, k := range []trace.OpKind{trace.OpPodGroupAdd, trace.OpPodGroupDelete, trace.OpAttempted} {
+		if seen[k] == 0 {
+			t.Errorf("no %s in 100 traces", k)
+		}
+	}
+	if members == 0 || members == seen[trace.OpAdd] {
+		t.Errorf("%d of %d adds name a group; want some, not all", members, seen[trace.OpAdd])
+	}
+}
