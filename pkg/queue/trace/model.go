@@ -401,9 +401,10 @@ func (m *Model) deleteIndex(i int32) {
 
 // indexOf is the index of the pod named name, in a replay by index.
 func (m *Model) indexOf(name string) int32 {
-	if m.byName {
+	if m.byName || m.names.len() == 0 {
 		return m.index(name)
 	}
+	m.byIndex = true
 	if i, ok := m.byKey[name]; ok {
 		return i
 	}
