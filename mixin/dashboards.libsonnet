@@ -126,9 +126,11 @@ local util = import 'lib/util.libsonnet';
         timeseries(
           5,
           'Leftover flush: pods moved',
-          'Pods moved out of unschedulablePods by the 5-minute leftover flush (UnschedulableTimeout). Pods no event can help are moved every 5 minutes and fail again: normal. From v1.37 the flush also re-checks gated pods.',
+          'Pods moved out of unschedulablePods by the 5-minute leftover flush (UnschedulableTimeout). Pods no event can help are moved every 5 minutes and fail again: normal. From v1.37 the flush also re-checks gated pods. A scheduler serves the event\'s series only from its first flush on; until then the panel shows 0.',
           'ops',
-          [target('sum(queue_event:scheduler_queue_incoming_pods:%s{event="UnschedulableTimeout", %s})' % [rate, vars], 'moved by the flush')],
+          // 0 while the scheduler is scraped but has flushed nothing yet (no
+          // UnschedulableTimeout series), rather than "No data".
+          [target('sum(queue_event:scheduler_queue_incoming_pods:%s{event="UnschedulableTimeout", %s}) or (0 * sum(queue:scheduler_pending_pods:sum{%s}))' % [rate, vars, vars], 'moved by the flush')],
           { x: 8, y: 17, w: 8, h: 8 },
         ),
         timeseries(
