@@ -37,7 +37,7 @@ local util = import 'lib/util.libsonnet';
         },
         overrides: [],
       },
-      options: { legend: { displayMode: 'table', placement: 'right', calcs: ['lastNotNull', 'max'] }, tooltip: { mode: 'multi', sort: 'desc' } },
+      options: { legend: { showLegend: true, displayMode: 'table', placement: 'right', calcs: ['lastNotNull', 'max'] }, tooltip: { mode: 'multi', sort: 'desc' } },
     },
     local variable(name, label, query, includeAll=false) = {
       name: name,
@@ -51,7 +51,9 @@ local util = import 'lib/util.libsonnet';
       includeAll: includeAll,
       multi: includeAll,
       [if includeAll then 'allValue']: '.+',
-      current: {},
+      // Grafana's schema requires a current value; Grafana replaces it with
+      // the first value it finds (or All) on load.
+      current: if includeAll then { text: 'All', value: '$__all' } else { text: '', value: '' },
     },
 
     'schedq-queue.json': {
@@ -72,7 +74,7 @@ local util = import 'lib/util.libsonnet';
             label: 'Data source',
             type: 'datasource',
             query: 'prometheus',
-            current: {},
+            current: { text: 'default', value: 'default' },
             hide: 0,
           },
           variable('cluster', 'cluster', 'label_values(scheduler_pending_pods{%s}, %s)' % [c.schedulerSelector, c.clusterLabel]) { hide: 2 },
@@ -178,7 +180,7 @@ local util = import 'lib/util.libsonnet';
             defaults: { mappings: [{ type: 'value', options: { '0': { text: 'off' }, '1': { text: 'on' } } }] },
             overrides: [],
           },
-          options: { showHeader: true },
+          options: { showHeader: true, frameIndex: 0 },
         },
       ],
     },
