@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -378,6 +379,12 @@ func (c *cluster) testPrometheus(t *testing.T, parked, gated, denied []string) {
 		}
 	})
 
+	t.Run("dashboard queries answer for the kind scheduler", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		c.checkDashboard(ctx, t, p)
+	})
+
 	// Prometheus needs a few samples for rates; the first status through it
 	// may otherwise answer from one sample, without rates (tested in
 	// make test-prometheus).
@@ -531,3 +538,101 @@ func (e *explainJSON) queues() map[string]string {
 	}
 	return out
 }
+
+// dashboardFile is the rendered Grafana dashboard.
+const dashboardFile = "../../mixin/rendered/dashboards/schedq-queue.json"
+
+// noValueSeries reads the series a panel's no-data text names ("No data:
+// SERIES exists from kube-scheduler vX").
+var noValueSeries = regexp.MustCompile(`^No data: (\w+) exists from kube-scheduler v[0-9.]+$`)
+
+// checkDashboard evaluates every panel's query and every variable of the
+// rendered dashboard on Prometheus, as Grafana would with the kind cluster
+// chosen: each returns series, except a panel whose no-data text names a
+// series this scheduler does not serve, which returns none.
+func (c *cluster) checkDashboard(ctx context.Context, t *testing.T, p *promServer) {
+	t.Helper()
+	raw, err := os.ReadFile(dashboardFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+			FieldConfig struct {
+				Defaults struct {
+					NoValue string `json:"noValue"`
+				} `json:"defaults"`
+			} `json:"fieldConfig"`
+		} `json:"panels"`
+		Templating struct {
+			List []struct {
+				Name  string `json:"name"`
+				Type  string `json:"type"`
+				Query any    `json:"query"`
+			} `json:"list"`
+		} `json:"templating"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatalf("%s: %v", dashboardFile, err)
+	}
+	vars := strings.NewReplacer("$cluster", c.name, "$instance", ".+", "$__rate_interval", "1m")
+	queried, none := 0, 0
+	for _, panel := range d.Panels {
+		wantNone := ""
+		if m := noValueSeries.FindStringSubmatch(panel.FieldConfig.Defaults.NoValue); m != nil {
+			n, err := p.series(ctx, fmt.Sprintf(`%s{cluster=%q}`, m[1], c.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				wantNone = m[1]
+			}
+		}
+		for _, tg := range panel.Targets {
+			queried++
+			expr := vars.Replace(tg.Expr)
+			var n int
+			poll(ctx, t, "panel "+panel.Title, func() (bool, string) {
+				var err error
+				if n, err = p.series(ctx, expr); err != nil {
+					t.Fatalf("panel %s: %s: %v", panel.Title, expr, err)
+				}
+				return wantNone != "" || n > 0, fmt.Sprintf("%s: no series", expr)
+			})
+			if wantNone != "" {
+				none++
+			}
+			if wantNone != "" && n > 0 {
+				t.Errorf("panel %s: %d series, but the scheduler serves no %s its no-data text names", panel.Title, n, wantNone)
+			}
+		}
+	}
+	if queried == 0 {
+		t.Fatalf("%s: no panel queries", dashboardFile)
+	}
+	t.Logf("%d panel queries: %d with series, %d without, as their no-data text says", queried, queried-none, none)
+	for _, v := range d.Templating.List {
+		q, ok := v.Query.(map[string]any)
+		if v.Type != "query" || !ok {
+			continue
+		}
+		m := labelValues.FindStringSubmatch(fmt.Sprint(q["query"]))
+		if m == nil {
+			t.Errorf("variable %s: %v is not label_values(selector, label)", v.Name, q["query"])
+			continue
+		}
+		var values []string
+		if err := p.get(ctx, "/api/v1/label/"+m[2]+"/values", url.Values{"match[]": {vars.Replace(m[1])}}, &values); err != nil {
+			t.Fatalf("variable %s: %v", v.Name, err)
+		}
+		if len(values) == 0 || (v.Name == "cluster" && !slices.Contains(values, c.name)) {
+			t.Errorf("variable %s: values %v from %s", v.Name, values, q["query"])
+		}
+	}
+}
+
+var labelValues = regexp.MustCompile(`^label_values\((.*), *(\w+)\)$`)
