@@ -236,9 +236,12 @@ docker-down: ## stop what docker-up started
 kind-node-image: ## the kind node image $(KIND_NODE_IMAGE), built offline (skipped when its inputs are unchanged)
 	GO=$(GO) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) hack/kind-node/build.sh
 
-test-kind: ## end-to-end tests on a kind cluster: Docker, the node image, bin/kind, bin/kubectl-schedq
+# A real Prometheus (Debian's package, installed when missing) scrapes the
+# kind cluster's scheduler as an operator's does; the tests start it.
+test-kind: ## end-to-end tests on a kind cluster: Docker, the node image, bin/kind, bin/kubectl-schedq, Prometheus
 	@echo "test-kind: needs a Docker engine that can run privileged containers (hack/docker-engine.sh up), the node image and bin/kind"
 	hack/docker-engine.sh up
+	hack/install-prometheus.sh
 	$(MAKE) --no-print-directory kind-node-image kind build
-	SCHEDQ_KIND_E2E=1 SCHEDQ_KIND_IMAGE=$(KIND_NODE_IMAGE) KIND=$(CURDIR)/$(BIN)/kind SCHEDQ_PLUGIN=$(CURDIR)/$(BIN)/kubectl-schedq \
+	SCHEDQ_KIND_E2E=1 SCHEDQ_KIND_IMAGE=$(KIND_NODE_IMAGE) KIND=$(CURDIR)/$(BIN)/kind SCHEDQ_PLUGIN=$(CURDIR)/$(BIN)/kubectl-schedq SCHEDQ_PROMETHEUS=$$(command -v prometheus) \
 	  $(GO) test -count=1 -timeout 30m -v ./e2e/kind/

@@ -22,29 +22,9 @@ TIMEOUT=${TIMEOUT:-180} # seconds for each wait; the control plane starts slowly
 
 fail() { echo "test-prometheus: $*" >&2; exit 1; }
 
-install_prometheus() {
-  command -v prometheus >/dev/null && return
-  local sudo=()
-  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
-  # Debian's package starts prometheus.service on install; policy-rc.d
-  # exit 101 forbids that (invoke-rc.d and deb-systemd-invoke both honour
-  # it). This test runs its own Prometheus on 127.0.0.1.
-  local policy=/usr/sbin/policy-rc.d ours=0
-  if [ ! -e "$policy" ]; then
-    printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
-    "${sudo[@]}" chmod 755 "$policy"
-    ours=1
-  fi
-  echo "== installing Debian's prometheus package"
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null ||
-    { "${sudo[@]}" apt-get update -qq && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null; }
-  [ "$ours" -eq 0 ] || "${sudo[@]}" rm -f "$policy"
-  command -v prometheus >/dev/null || fail "prometheus is not on PATH after apt-get install prometheus"
-}
-
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-install_prometheus
+hack/install-prometheus.sh
 for tool in "$PERF" "$PLUGIN"; do [ -x "$tool" ] || fail "$tool is missing: run make build build-perf"; done
 command -v kubectl >/dev/null || fail "kubectl is missing: it creates the test's pods"
 command -v jq >/dev/null || fail "jq is missing: it reads Prometheus' API answers"

@@ -37,7 +37,7 @@ local util = import 'lib/util.libsonnet';
         },
         overrides: [],
       },
-      options: { legend: { displayMode: 'table', placement: 'right', calcs: ['lastNotNull', 'max'] }, tooltip: { mode: 'multi', sort: 'desc' } },
+      options: { legend: { showLegend: true, displayMode: 'table', placement: 'right', calcs: ['lastNotNull', 'max'] }, tooltip: { mode: 'multi', sort: 'desc' } },
     },
     local variable(name, label, query, includeAll=false) = {
       name: name,
@@ -51,7 +51,9 @@ local util = import 'lib/util.libsonnet';
       includeAll: includeAll,
       multi: includeAll,
       [if includeAll then 'allValue']: '.+',
-      current: {},
+      // Grafana's schema requires a current value; Grafana replaces it with
+      // the first value it finds (or All) on load.
+      current: if includeAll then { text: 'All', value: '$__all' } else { text: '', value: '' },
     },
 
     'schedq-queue.json': {
@@ -72,7 +74,7 @@ local util = import 'lib/util.libsonnet';
             label: 'Data source',
             type: 'datasource',
             query: 'prometheus',
-            current: {},
+            current: { text: 'default', value: 'default' },
             hide: 0,
           },
           variable('cluster', 'cluster', 'label_values(scheduler_pending_pods{%s}, %s)' % [c.schedulerSelector, c.clusterLabel]) { hide: 2 },
@@ -126,9 +128,11 @@ local util = import 'lib/util.libsonnet';
         timeseries(
           5,
           'Leftover flush: pods moved',
-          'Pods moved out of unschedulablePods by the 5-minute leftover flush (UnschedulableTimeout). Pods no event can help are moved every 5 minutes and fail again: normal. From v1.37 the flush also re-checks gated pods.',
+          'Pods moved out of unschedulablePods by the 5-minute leftover flush (UnschedulableTimeout). Pods no event can help are moved every 5 minutes and fail again: normal. From v1.37 the flush also re-checks gated pods. A scheduler serves the event\'s series only from its first flush on; until then the panel shows 0.',
           'ops',
-          [target('sum(queue_event:scheduler_queue_incoming_pods:%s{event="UnschedulableTimeout", %s})' % [rate, vars], 'moved by the flush')],
+          // 0 while the scheduler is scraped but has flushed nothing yet (no
+          // UnschedulableTimeout series), rather than "No data".
+          [target('sum(queue_event:scheduler_queue_incoming_pods:%s{event="UnschedulableTimeout", %s}) or (0 * sum(queue:scheduler_pending_pods:sum{%s}))' % [rate, vars, vars], 'moved by the flush')],
           { x: 8, y: 17, w: 8, h: 8 },
         ),
         timeseries(
@@ -176,7 +180,7 @@ local util = import 'lib/util.libsonnet';
             defaults: { mappings: [{ type: 'value', options: { '0': { text: 'off' }, '1': { text: 'on' } } }] },
             overrides: [],
           },
-          options: { showHeader: true },
+          options: { showHeader: true, frameIndex: 0 },
         },
       ],
     },

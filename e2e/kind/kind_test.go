@@ -87,7 +87,7 @@ func newCluster(t *testing.T) *cluster {
 	kind := env(t, "KIND", "kind")
 	image := env(t, "SCHEDQ_KIND_IMAGE", "schedq.local/kind-node:v1.36.3")
 	c := &cluster{
-		name:       fmt.Sprintf("schedq-e2e-%06d", rand.IntN(1000000)),
+		name:       fmt.Sprintf("%s-%06d", env(t, "SCHEDQ_KIND_CLUSTER_PREFIX", "schedq-e2e"), rand.IntN(1000000)),
 		kubeconfig: filepath.Join(t.TempDir(), "kubeconfig"),
 	}
 	networksBefore := dockerNames(t, "{{.Name}}", "network", "ls")
@@ -101,10 +101,14 @@ func newCluster(t *testing.T) *cluster {
 		}
 	})
 
-	cfg := "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n"
+	// kube-scheduler listens on all addresses, as an operator sets it
+	// for a Prometheus outside the node to scrape it (kubeadm binds it to
+	// 127.0.0.1); discovery's port-forward reaches it either way.
+	cfg := "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n" +
+		"kubeadmConfigPatches:\n- |\n  kind: ClusterConfiguration\n  scheduler:\n    extraArgs:\n    - name: bind-address\n      value: 0.0.0.0\n"
 	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err != nil {
 		// kubelet >= 1.35 refuses cgroup v1 unless told otherwise (KEP-5573).
-		cfg += "kubeadmConfigPatches:\n- |\n  kind: KubeletConfiguration\n  failCgroupV1: false\n"
+		cfg += "- |\n  kind: KubeletConfiguration\n  failCgroupV1: false\n"
 	}
 	cfgPath := filepath.Join(t.TempDir(), "kind.yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
@@ -425,16 +429,40 @@ func TestKind(t *testing.T) {
 			})
 		}
 	})
+
+	t.Run("Prometheus", func(t *testing.T) { c.testPrometheus(t, parked, gated, denied) })
 }
 
-// serviceAccountKubeconfig makes a ServiceAccount bound to the read-only role
-// the README prints (with or without its /metrics rule) and returns a
-// kubeconfig holding a token for it.
+// serviceAccountKubeconfig returns a kubeconfig holding a token of
+// serviceAccountToken's ServiceAccount.
 func (c *cluster) serviceAccountKubeconfig(t *testing.T, metrics bool) string {
+	t.Helper()
+	name, token := c.serviceAccountToken(t, metrics)
+	admin, err := clientcmd.LoadFromFile(c.kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := admin.Clusters[admin.Contexts[admin.CurrentContext].Cluster]
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["kind"] = cl
+	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: "kind", AuthInfo: name}
+	cfg.CurrentContext = name
+	path := filepath.Join(t.TempDir(), name+".kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// serviceAccountToken makes a ServiceAccount bound to the read-only role
+// the README prints (with or without its /metrics rule) and returns its
+// name and a token for it.
+func (c *cluster) serviceAccountToken(t *testing.T, metrics bool) (name, token string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	name := "schedq-reader"
+	name = "schedq-reader"
 	if !metrics {
 		name = "schedq-reader-nometrics"
 	}
@@ -470,21 +498,7 @@ func (c *cluster) serviceAccountKubeconfig(t *testing.T, metrics bool) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin, err := clientcmd.LoadFromFile(c.kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl := admin.Clusters[admin.Contexts[admin.CurrentContext].Cluster]
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["kind"] = cl
-	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: tok.Status.Token}
-	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: "kind", AuthInfo: name}
-	cfg.CurrentContext = name
-	path := filepath.Join(t.TempDir(), name+".kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return name, tok.Status.Token
 }
 
 func ptr[T any](v T) *T { return &v }

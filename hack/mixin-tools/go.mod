@@ -2,7 +2,9 @@
 // it, promtool checks and tests the rules. A module of its own, apart from
 // hack/tools too, so that Prometheus' large dependency graph reaches neither
 // the plugin's go.mod nor krew's tools. `make mixin` and `make test-mixin`
-// run them with `go tool`; to move to newer versions:
+// run them with `go tool`. The tests also validate the dashboard against
+// Grafana's dashboard schema (github.com/grafana/grafana-foundation-sdk/go).
+// To move to newer versions:
 //   go get -tool github.com/google/go-jsonnet/cmd/jsonnet@vX.Y.Z
 //   go get -tool github.com/prometheus/prometheus/cmd/promtool@vX.Y.Z
 
@@ -219,6 +221,7 @@ require (
 )
 
 require (
+	github.com/grafana/grafana-foundation-sdk/go v0.0.22
 	github.com/prometheus/prometheus v0.316.0
 	sigs.k8s.io/yaml v1.6.0
 )

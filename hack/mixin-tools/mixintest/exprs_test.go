@@ -15,10 +15,6 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
-// scrapeFile is a recorded exposition of a real kube-scheduler v1.36.3
-// (see testdata/metrics/README.md).
-var scrapeFile = filepath.Join(repoRoot, "testdata", "metrics", "v1.36-parked.prom")
-
 // Labels every series has by the time Prometheus stores it, or that the
 // mixin's rules add; not the scheduler's own.
 var targetLabels = []string{"job", "instance", "cluster", "le", "quantile"}
@@ -31,47 +27,17 @@ type scrape map[string]map[string]map[string]bool
 var versions = []string{"v1.34", "v1.35", "v1.36", "v1.37"}
 
 // versionScrapes returns, for each version, the series its scheduler
-// serves: the recorded v1.36.3 scrape, and from it the shapes of the other
-// versions as their metrics.go and events.go differ (versions.md §2),
-// DERIVED, not recorded: v1.34 and v1.35 lack
-// scheduler_pod_scheduled_after_flush_total; v1.37 names a new pod's event
-// UnscheduledPodAdd and a pod's own updates TargetPod…, adds the queues
-// incomplete and pending, scheduler_queued_entities{queue,type} and
-// scheduler_queue_incoming_entities_total{queue,event,type}.
+// serves: the recorded scrape of a real kube-scheduler of that version
+// (recordedScrapes).
 func versionScrapes(t *testing.T) map[string]scrape {
 	t.Helper()
-	data, err := os.ReadFile(scrapeFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v136 := string(data)
-	var before136 []string
-	for _, line := range strings.Split(v136, "\n") {
-		if !strings.Contains(line, "scheduler_pod_scheduled_after_flush_total") {
-			before136 = append(before136, line)
-		}
-	}
-	v137 := strings.NewReplacer(
-		`event="UnschedulablePodAdd"`, `event="UnscheduledPodAdd"`,
-		`event="UnschedulablePodDelete"`, `event="UnscheduledPodDelete"`,
-		`event="UnschedulablePodUpdate"`, `event="TargetPodUpdate"`,
-	).Replace(v136) + `scheduler_pending_pods{queue="incomplete"} 0
-scheduler_pending_pods{queue="pending"} 0
-scheduler_queued_entities{queue="active",type="pod"} 0
-scheduler_queued_entities{queue="backoff",type="podgroup"} 0
-scheduler_queued_entities{queue="unschedulable",type="pod"} 0
-scheduler_queued_entities{queue="incomplete",type="podgroup"} 0
-scheduler_queue_incoming_entities_total{event="UnscheduledPodAdd",queue="active",type="pod"} 0
-scheduler_queue_incoming_entities_total{event="UnscheduledPodAdd",queue="active",type="podgroup"} 0
-`
 	out := map[string]scrape{}
-	for v, text := range map[string]string{
-		"v1.34": strings.Join(before136, "\n"),
-		"v1.35": strings.Join(before136, "\n"),
-		"v1.36": v136,
-		"v1.37": v137,
-	} {
-		out[v] = parseScrape(t, v, text)
+	for _, v := range versions {
+		data, err := os.ReadFile(recordedScrapes[v])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[v] = parseScrape(t, v, string(data))
 	}
 	return out
 }
@@ -109,14 +75,18 @@ func parseScrape(t *testing.T, where, text string) scrape {
 	return out
 }
 
-// eventValues are the event labels the mixin may name beyond those the
-// scrape happened to hold: the queue's own events, as pkg/queue spells
-// them (the same in every version).
-var eventValues = []string{"PopFromBackoffQ", "BackoffComplete", "ScheduleAttemptFailure", "UnschedulableTimeout", "ForceActivate"}
+// servedValues are label values the mixin may name beyond those a scrape
+// happened to hold (a counter's series appears with its first increment):
+// the queue's own events, as pkg/queue spells them (the same in every
+// version), and the attempt results of upstream's metrics.go.
+var servedValues = map[string][]string{
+	"event":  {"PopFromBackoffQ", "BackoffComplete", "ScheduleAttemptFailure", "UnschedulableTimeout", "ForceActivate"},
+	"result": {"scheduled", "unschedulable", "error"},
+}
 
 // served says whether a version's scheduler serves metric with label=value.
 func served(sc scrape, metric, label, value string) bool {
-	return sc[metric][label][value] || (label == "event" && slices.Contains(eventValues, value))
+	return sc[metric][label][value] || slices.Contains(servedValues[label], value)
 }
 
 // selectorProblems parses expr and checks each series it selects against
