@@ -87,7 +87,7 @@ func newCluster(t *testing.T) *cluster {
 	kind := env(t, "KIND", "kind")
 	image := env(t, "SCHEDQ_KIND_IMAGE", "schedq.local/kind-node:v1.36.3")
 	c := &cluster{
-		name:       fmt.Sprintf("%s-%06d", env(t, "SCHEDQ_KIND_CLUSTER_PREFIX", "schedq-e2e"), rand.IntN(1000000)),
+		name:       fmt.Sprintf("%s%06d", env(t, "SCHEDQ_KIND_CLUSTER_PREFIX", "schedq-e2e-"), rand.IntN(1000000)),
 		kubeconfig: filepath.Join(t.TempDir(), "kubeconfig"),
 	}
 	networksBefore := dockerNames(t, "{{.Name}}", "network", "ls")

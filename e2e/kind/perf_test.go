@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -126,13 +129,33 @@ func TestPerf_kindCompare(t *testing.T) {
 }
 
 // TestPerf_kindInterrupt interrupts a run on kind once its workload is
-// under way: the command exits non-zero, saying so, and the cluster is gone.
+// under way, in a process group of its own as a shell starts it: SIGINT to
+// the process, SIGINT to its group (a terminal's Ctrl-C) and SIGTERM to its
+// group (coreutils' timeout, CI runners). Each is one interrupt: the
+// command exits non-zero, saying so, after cleaning up: no container (the
+// cluster's pods, nodes and namespaces were in it), no network, no
+// kubeconfig entry left.
 func TestPerf_kindInterrupt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		send func(pid int) error
+	}{
+		{"SIGINT to the process", func(pid int) error { return syscall.Kill(pid, syscall.SIGINT) }},
+		{"SIGINT to the group (Ctrl-C in a terminal)", func(pid int) error { return syscall.Kill(-pid, syscall.SIGINT) }},
+		{"SIGTERM to the group (timeout)", func(pid int) error { return syscall.Kill(-pid, syscall.SIGTERM) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { kindInterrupt(t, tc.send) })
+	}
+}
+
+func kindInterrupt(t *testing.T, send func(pid int) error) {
 	plugin, image, environ := perfEnv(t)
 	networks := dockerNames(t, "{{.Name}}", "network", "ls")
+	name := fmt.Sprintf("%s%06d", env(t, "SCHEDQ_KIND_CLUSTER_PREFIX", "schedq-perf-"), rand.IntN(1000000))
 	cmd := exec.Command(plugin, "perf", "run", "backoff-drain", "--workload", "4Nodes_40Blocked",
-		"--cluster", "kind", "--kind-image", image, "--out", t.TempDir())
+		"--cluster", "kind", "--kind-image", image, "--kind-name", name, "--out", t.TempDir())
 	cmd.Env = environ
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -165,27 +188,33 @@ func TestPerf_kindInterrupt(t *testing.T) {
 	case err := <-exited:
 		t.Fatalf("the run ended (%v) before its workload started:\n%s", err, logs())
 	case <-time.After(10 * time.Minute):
-		_ = cmd.Process.Kill()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		t.Fatalf("the workload did not start within 10 minutes:\n%s", logs())
 	}
 	interrupted := time.Now()
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+	if err := send(cmd.Process.Pid); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case err = <-exited:
 	case <-time.After(5 * time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatalf("the run did not exit within 5 minutes of SIGINT:\n%s", logs())
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("the run did not exit within 5 minutes of the signal:\n%s", logs())
 	}
-	t.Logf("exited %.1fs after SIGINT:\n%s", time.Since(interrupted).Seconds(), logs())
+	t.Logf("exited %.1fs after the signal:\n%s", time.Since(interrupted).Seconds(), logs())
 	if err == nil {
 		t.Error("an interrupted run exited 0")
 	}
 	if !strings.Contains(logs(), "interrupted") {
 		t.Error("the run does not say it was interrupted")
 	}
+	if strings.Contains(logs(), "interrupted again") {
+		t.Error("one signal counted as two: the run stopped without cleaning up")
+	}
 	if left := perfLeftovers(t, networks); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
+	}
+	for _, c := range dockerNames(t, "{{.Names}}", "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster="+name) {
+		t.Errorf("container %s of cluster %s left behind", c, name)
 	}
 }

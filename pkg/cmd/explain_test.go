@@ -154,7 +154,9 @@ func TestExplain_AllNamespacesJSON(t *testing.T) {
 		if want := map[string]string{"big": "unschedulablePods", "gated": "gated", "deny": "errorBackoffQ"}[strings.SplitN(it.Name, "-", 2)[0]]; it.Queue != want {
 			t.Errorf("%s: queue %q, want %q", it.Name, it.Queue, want)
 		}
-		if strings.HasPrefix(it.Name, "big-") && (it.Confidence < 0.99 || it.NextRetry == nil || it.NextRetry.Latest == nil || len(it.NextRetry.Triggers) == 0) {
+		// The deny-bind pods' binding failures move the big ones out of
+		// unschedulablePods for a retry each: very likely, not certainly, parked.
+		if strings.HasPrefix(it.Name, "big-") && (it.Confidence < 0.95 || it.Confidence >= 1 || it.NextRetry == nil || it.NextRetry.Latest == nil || len(it.NextRetry.Triggers) == 0) {
 			t.Errorf("%s: %+v", it.Name, it)
 		}
 	}

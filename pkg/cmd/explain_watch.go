@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 )
 
 // watch explains again at every --interval until ctx ends or the process
@@ -21,6 +22,9 @@ func (o *ExplainOptions) watch(ctx context.Context) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	last := map[string]string{} // namespace/name → what was shown
+	// The source finds the scheduler again at each scrape; continuity says
+	// on stderr, once, when the watch lost it and found it again.
+	var continuity metricscrape.Continuity
 	for round := 0; ; round++ {
 		if round > 0 {
 			select {
@@ -36,7 +40,13 @@ func (o *ExplainOptions) watch(ctx context.Context) error {
 		if err != nil {
 			// Say what went wrong and keep going: the next round may work.
 			fmt.Fprintf(o.ErrOut, "error: %v (retrying in %s)\n", err, o.Interval)
+			continuity.Observe(nil, err)
 			continue
+		}
+		if !o.NoMetrics {
+			if notice := continuity.Observe(g.Snapshot, g.MetricsErr); notice != "" {
+				fmt.Fprintf(o.ErrOut, "watch: %s\n", notice)
+			}
 		}
 		list := explain.NewExplanationList(explain.Infer(g.Input), g.Warnings, g.NotFound, g.Input.Now)
 		if o.terminal {

@@ -237,6 +237,10 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		return nil
 	}
 	last := st
+	// The source finds the scheduler again at each scrape; continuity says
+	// on stderr, once, when the watch lost it and found it again.
+	var continuity metricscrape.Continuity
+	continuity.Observe(st.Snapshot(), nil)
 	for frame := 1; ; frame++ {
 		select {
 		case <-ctx.Done():
@@ -250,10 +254,14 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		if err != nil {
 			// Keep the last picture and say what went wrong; the next
 			// round may work again (a leader change, a slow scrape).
+			continuity.Observe(nil, err)
 			failed := last.DeepCopy()
 			failed.Error = o.explain(err).Error()
 			st = failed
 		} else {
+			if notice := continuity.Observe(st.Snapshot(), nil); notice != "" {
+				fmt.Fprintf(o.ErrOut, "watch: %s\n", notice)
+			}
 			last = st
 		}
 		if err := o.print(st, frame); err != nil {

@@ -88,8 +88,41 @@ func applyPodDeletes(pods []*podFacts, deletes []time.Time, now time.Time) {
 				f.retriedAt = after[len(after)-2].Add(popToFailure)
 				f.hiddenFits = len(after) - 1
 			}
-			f.evidence = append(f.evidence, fmt.Sprintf("%d binding failure(s) of other pods since its last failure, the last at about %s: each is an AssignedPodDelete (the scheduler forgets the assumed pod), which moves it out of unschedulablePods",
-				len(after), last.Format(time.RFC3339)))
+			// Each move takes it out for about a retry; the moves recur.
+			if span := now.Sub(f.failure.Time); span > 0 {
+				f.outOfParking = min(float64(len(after))*float64(popToFailure)/float64(span), maxOutOfParking)
+			}
+			ev := fmt.Sprintf("%d binding failure(s) of other pods since its last failure, the last at about %s: each is an AssignedPodDelete (the scheduler forgets the assumed pod), which moves it out of unschedulablePods",
+				len(after), last.Format(time.RFC3339))
+			if len(after) > 1 {
+				ev += fmt.Sprintf("; retried after each and parked again, so out of unschedulablePods about %.0f%% of the time", 100*f.outOfParking)
+			}
+			f.evidence = append(f.evidence, ev)
 		}
+	}
+}
+
+// maxOutOfParking bounds outOfParking: moved more often than once per retry,
+// the pod is about as often out as in.
+const maxOutOfParking = 0.5
+
+// capParked keeps the pods that binding failures keep moving from being
+// certain of unschedulablePods: the queue counts are of the scrape's
+// instant, and at any instant such a pod is out for a retry with chance
+// outOfParking. The rest goes to where a moved pod is (priorRetried's other
+// places).
+func capParked(pods []*podFacts) {
+	for _, f := range pods {
+		if f.category != catFitFailed || f.outOfParking == 0 || f.dist[locUnschedulable] <= 1-f.outOfParking {
+			continue
+		}
+		keep := 1 - f.outOfParking
+		var rest dist
+		rest[locBackoff], rest[locActive], rest[locInFlight] = priorRetried[locBackoff], priorRetried[locActive], priorRetried[locInFlight]
+		rest = rest.normalized()
+		for i := range f.dist {
+			f.dist[i] = rest[i] * f.outOfParking
+		}
+		f.dist[locUnschedulable] = keep
 	}
 }

@@ -160,3 +160,68 @@ func TestInfer_bindingFailuresMovePods(t *testing.T) {
 		t.Errorf("movedByAssignedPodDelete: NodeAffinity no, NodeResourcesFit yes")
 	}
 }
+
+// TestInfer_bindingFailuresKeepParkedPodsUnsure: the demo's case. Pods
+// whose binding a policy denies fail again and again; each failure moves
+// the pods parked by NodeResourcesFit out of unschedulablePods, and they
+// are retried and parked again. The queue counts, read at the scrape's
+// instant, put every parked pod in unschedulablePods, but explain speaks
+// of another instant: its certainty is the share of the time such a pod is
+// parked, never 100%, with the places it is in meanwhile as alternatives,
+// and the evidence says it was parked again. A pod no binding failure
+// moved stays certain.
+func TestInfer_bindingFailuresKeepParkedPodsUnsure(t *testing.T) {
+	const fitMsg = "0/4 nodes are available: 4 Insufficient cpu. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."
+	bindMsg := func(n string) string {
+		return `running Bind plugin "DefaultBinder": pods "` + n + `" is forbidden: ValidatingAdmissionPolicy denied request`
+	}
+	for _, tc := range []struct {
+		name     string
+		denied   int
+		wantSure bool
+	}{
+		{"no binding failures", 0, true},
+		{"four pods denied binding, again and again", 4, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			parked := makePod("big-0").cond("Unschedulable", fitMsg, t0).obj()
+			in := Input{
+				Now:    t0.Add(14 * time.Second),
+				Pods:   []*corev1.Pod{parked},
+				Events: []corev1.Event{failedEvent(parked, fitMsg, t0, 3)},
+				Nodes:  []*corev1.Node{testNode("n0", "4", t0.Add(-time.Hour), nil)},
+				// The scrape finds the parked pod in unschedulablePods and
+				// the denied ones in errorBackoffQ.
+				Metrics: metrics(0, float64(tc.denied), 1, 0),
+			}
+			for i := range tc.denied {
+				name := fmt.Sprintf("deny-bind-%d", i)
+				msg := bindMsg(name)
+				p := makePod(name).cond("SchedulerError", msg, t0.Add(5*time.Second)).obj()
+				in.Pods = append(in.Pods, p)
+				in.Events = append(in.Events, failedEvent(p, msg, t0.Add(5*time.Second), 3))
+			}
+			e := Infer(in)[0]
+			if e.Queue != queue.LocationUnschedulable {
+				t.Fatalf("queue %s, want unschedulablePods", e.Queue)
+			}
+			var parkedAgain bool
+			for _, ev := range e.Evidence {
+				parkedAgain = parkedAgain || strings.Contains(ev, "AssignedPodDelete") && strings.Contains(ev, "parked again")
+			}
+			if tc.wantSure {
+				if e.Confidence < 0.99 {
+					t.Errorf("confidence %.2f; nothing moved it, the counts place it", e.Confidence)
+				}
+				return
+			}
+			if e.Confidence >= 0.995 || e.Confidence < 0.5 || len(e.Alternatives) == 0 {
+				t.Errorf("confidence %.2f, alternatives %v: binding failures keep moving it, so it is likely, not certainly, parked", e.Confidence, e.Alternatives)
+			}
+			if !parkedAgain {
+				t.Errorf("evidence %q does not say it was moved and parked again", e.Evidence)
+			}
+			t.Logf("%s (%.0f%% sure), alternatives %v; %s", e.Queue, 100*e.Confidence, e.Alternatives, e.Evidence[len(e.Evidence)-1])
+		})
+	}
+}

@@ -52,6 +52,11 @@ type podFacts struct {
 	// failures.
 	retriedAt  time.Time
 	hiddenFits int
+	// outOfParking is the share of the time since its last failure that
+	// the pod spent out of unschedulablePods, moved by other pods' binding
+	// failures and retried: the chance that it is out at any instant,
+	// whatever the queue counts said at the scrape's.
+	outOfParking float64
 	// dist is where the pod may be, for pods rejected by plugins and pods
 	// backing off after errors.
 	dist dist

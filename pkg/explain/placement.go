@@ -188,6 +188,7 @@ func place(pods []*podFacts, in Input, grid flushGrid, activeEmpty bool) placeme
 		}
 		fit(fitted, int(m.Pending[queue.LabelUnschedulable]), int(m.Pending[queue.LabelBackoff]), int(m.Pending[queue.LabelActive]), inFlight)
 	}
+	capParked(fitted)
 	var inU, inB, readyInFlight float64
 	for _, f := range fitted {
 		switch f.category {

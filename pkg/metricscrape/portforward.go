@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/textlogger"
 )
 
 // NewSPDYForwarder returns the Forwarder kubectl port-forward uses: a
@@ -38,29 +40,36 @@ func NewSPDYForwarder(cfg *rest.Config) Forwarder {
 			})
 		}
 
-		stopCh, readyCh := make(chan struct{}), make(chan struct{})
+		readyCh := make(chan struct{})
 		errOut := &syncBuffer{}
-		fw, err := portforward.NewOnAddresses(dialer, []string{"127.0.0.1"}, []string{fmt.Sprintf("0:%d", port)}, stopCh, readyCh, io.Discard, errOut)
+		// What the forwarder logs about a connection (a scheduler that is
+		// restarting refuses it) goes with its other errors, not to stderr:
+		// the scrape that used the connection fails and says so.
+		logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(errOut)))
+		fctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+		fw, err := portforward.NewOnAddressesWithContext(fctx, dialer, []string{"127.0.0.1"}, []string{fmt.Sprintf("0:%d", port)}, readyCh, io.Discard, errOut)
 		if err != nil {
+			cancel()
 			return 0, nil, err
 		}
 		done := make(chan error, 1)
 		go func() { done <- fw.ForwardPorts() }()
 		var once sync.Once
 		stop := func() {
-			once.Do(func() { close(stopCh) })
+			once.Do(cancel)
 			<-done
 			done <- nil // later calls return at once
 		}
 		select {
 		case <-readyCh:
 		case err := <-done:
+			once.Do(cancel)
 			if err == nil {
 				err = fmt.Errorf("port-forward ended before it was ready")
 			}
 			return 0, nil, fmt.Errorf("%w%s", err, errOut.suffix())
 		case <-ctx.Done():
-			once.Do(func() { close(stopCh) })
+			once.Do(cancel)
 			return 0, nil, ctx.Err()
 		}
 		ports, err := fw.GetPorts()

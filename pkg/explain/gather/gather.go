@@ -67,6 +67,10 @@ type Result struct {
 	NotFound []string
 	// ConfigSource says where Input.Config came from.
 	ConfigSource string
+	// Snapshot is the scrape (nil without one), MetricsErr why it failed:
+	// a watch follows the scheduler it reads with them.
+	Snapshot   *metricscrape.Snapshot
+	MetricsErr error
 }
 
 // Gather lists the pods, the events and the nodes and scrapes the scheduler
@@ -229,7 +233,7 @@ func Gather(ctx context.Context, req Request) (*Result, error) {
 			in.PodGroups = pgs
 		}
 	}
-	return &Result{Input: in, Warnings: warnings, NotFound: notFound, ConfigSource: configSource}, nil
+	return &Result{Input: in, Warnings: warnings, NotFound: notFound, ConfigSource: configSource, Snapshot: snap, MetricsErr: sErr}, nil
 }
 
 func queueMetrics(s *metricscrape.Snapshot) *explain.QueueMetrics {

@@ -21,3 +21,11 @@ func SetStreamBatch(n int) (restore func()) {
 	streamBatch = n
 	return func() { streamBatch = old }
 }
+
+// StepFlushes makes replays step through every flush instant of a gap, as
+// they did before they jumped over idle ones, until the returned function
+// is called.
+func StepFlushes() (restore func()) {
+	planFlushes = false
+	return func() { planFlushes = true }
+}

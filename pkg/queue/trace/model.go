@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -90,6 +91,7 @@ var (
 	_ PodLister     = &Model{}
 	_ StreamDriver  = &Model{}
 	_ GroupDriver   = &Model{}
+	_ flushPlanner  = &Model{}
 )
 
 // NewModel returns a model queue configured as the trace says: cfg, and every
@@ -564,6 +566,37 @@ func (m *Model) SnapshotList(pods []NamedPodState) (Snapshot, []NamedPodState) {
 		}
 	}
 	return s, pods
+}
+
+// nextFlushChange implements flushPlanner: the first whole second after the
+// earliest backoff expiry, or the first leftover instant (a multiple of 30 s)
+// after the instant up to which the leftover flush is idle, whichever comes
+// first, and not before the first flush instant after from.
+func (m *Model) nextFlushChange(from int64) int64 {
+	next := int64(math.MaxInt64)
+	if e, ok := m.Queue.EarliestBackoffExpiry(); ok {
+		next = firstInstantAfter(e, BackoffFlushPeriodMillis)
+	}
+	if u, ok := m.Queue.LeftoverFlushIdleUntil(); ok {
+		next = min(next, firstInstantAfter(u, LeftoverFlushPeriodMillis))
+	}
+	return max(next, (floorDiv(from, BackoffFlushPeriodMillis)+1)*BackoffFlushPeriodMillis)
+}
+
+// firstInstantAfter returns the first multiple of period milliseconds since
+// Epoch that is after t (an instant that many milliseconds after Epoch is
+// after t when it is after t's whole millisecond).
+func firstInstantAfter(t time.Time, period int64) int64 {
+	ms := floorDiv(int64(t.Sub(Epoch)), int64(time.Millisecond)) // Sub saturates
+	return (floorDiv(ms, period) + 1) * period
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
 }
 
 // Quiescent implements Quiescer: backoffQ and unschedulablePods are empty.

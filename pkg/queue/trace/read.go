@@ -336,7 +336,7 @@ func (tb *builder) fastLine(r *lineReader, b []byte, line int) (at int64, ok boo
 		return 0, false
 	}
 	fields := r.has &^ (1<<fOp | 1<<fAt)
-	if at = r.ints[fAt]; at < 0 || fields&^fastAllowed[k] != 0 || fields&fastRequired[k] != fastRequired[k] {
+	if at = r.ints[fAt]; at < 0 || at > MaxAtMillis || fields&^fastAllowed[k] != 0 || fields&fastRequired[k] != fastRequired[k] {
 		return 0, false
 	}
 	// The pod's index, or -1 for a valid name the trace has not seen.

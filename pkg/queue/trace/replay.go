@@ -115,6 +115,20 @@ type Quiescer interface {
 	Quiescent() bool
 }
 
+// planFlushes is off only in the tests that check that jumping over idle
+// instants prints what stepping through them does.
+var planFlushes = true
+
+// flushPlanner is implemented by drivers that can tell the next instant at
+// which a periodic flush may change the queue, so that the idle instants of
+// a long gap between operations cost nothing.
+type flushPlanner interface {
+	// nextFlushChange returns the first flush instant after from at which
+	// FlushBackoffQCompleted or FlushUnschedulablePodsLeftover may change
+	// the queue (math.MaxInt64 if none can before the next operation).
+	nextFlushChange(from int64) int64
+}
+
 // Snapshot is the queue's state in the output format.
 type Snapshot struct {
 	Pending  Pending                   `json:"pending"`
@@ -472,6 +486,7 @@ type replayer struct {
 	d      Driver
 	ix     indexedDriver
 	q      Quiescer
+	plan   flushPlanner
 	lister PodLister
 	bw     *bufio.Writer
 	line   []byte
@@ -507,6 +522,9 @@ func newReplayer(d Driver, w io.Writer) *replayer {
 		r.ix = &byName{Driver: d}
 	}
 	r.q, _ = d.(Quiescer)
+	if planFlushes {
+		r.plan, _ = d.(flushPlanner)
+	}
 	r.lister, _ = d.(PodLister)
 	return r
 }
@@ -568,7 +586,7 @@ func (r *replayer) run(t *Trace, ops []op) error {
 			return errStopped
 		}
 		if op.at >= r.nextFlush || op.at < r.prev {
-			runPeriodicUnless(d, r.q, r.prev, op.at, r.stop)
+			runPeriodicUnless(d, r.q, r.plan, r.prev, op.at, r.stop)
 			r.nextFlush = (op.at/BackoffFlushPeriodMillis + 1) * BackoffFlushPeriodMillis
 		}
 		r.prev = op.at
@@ -693,16 +711,17 @@ func (r *replayer) finish() error {
 // backoff flush first when both fall on one instant.
 func RunPeriodic(d Driver, from, to int64) {
 	q, _ := d.(Quiescer)
-	runPeriodic(d, q, from, to)
+	var p flushPlanner
+	if planFlushes {
+		p, _ = d.(flushPlanner)
+	}
+	runPeriodicUnless(d, q, p, from, to, nil)
 }
 
-// runPeriodic is RunPeriodic with d's Quiescer, if any, found once per
-// replay rather than per operation.
-func runPeriodic(d Driver, q Quiescer, from, to int64) { runPeriodicUnless(d, q, from, to, nil) }
-
-// runPeriodicUnless is runPeriodic, which stops early once stop is set: a
-// gap between two operations can hold years of flush instants.
-func runPeriodicUnless(d Driver, q Quiescer, from, to int64, stop *atomic.Bool) {
+// runPeriodicUnless is RunPeriodic with d's Quiescer and flushPlanner, if
+// any, found once per replay rather than per operation; it stops early once
+// stop is set.
+func runPeriodicUnless(d Driver, q Quiescer, p flushPlanner, from, to int64, stop *atomic.Bool) {
 	if to/BackoffFlushPeriodMillis == from/BackoffFlushPeriodMillis {
 		// No flush instant in (from, to].
 		return
@@ -712,15 +731,36 @@ func runPeriodicUnless(d Driver, q Quiescer, from, to int64, stop *atomic.Bool) 
 		// and nothing but an operation can fill them: skip the gap.
 		return
 	}
-	for at := (from/BackoffFlushPeriodMillis + 1) * BackoffFlushPeriodMillis; at <= to; at += BackoffFlushPeriodMillis {
+	at := (from/BackoffFlushPeriodMillis + 1) * BackoffFlushPeriodMillis
+	// A gap can hold years of flush instants: where more than a leftover
+	// period of them remain, jump to the next one that may change the
+	// queue. Asking walks unschedulablePods, so after an answer of "this
+	// one" the next question waits a leftover period.
+	ask := at
+	for at <= to {
 		if stop != nil && stop.Load() {
 			return
+		}
+		if p != nil && at >= ask && to-at >= LeftoverFlushPeriodMillis {
+			next := p.nextFlushChange(at - 1)
+			if next > to {
+				return
+			}
+			if next > at {
+				at = next
+			} else {
+				ask = at + LeftoverFlushPeriodMillis
+			}
 		}
 		d.SetTime(at)
 		d.FlushBackoffQCompleted()
 		if at%LeftoverFlushPeriodMillis == 0 {
 			d.FlushUnschedulablePodsLeftover()
 		}
+		if to-at < BackoffFlushPeriodMillis {
+			return // the next instant is past to, or past the int64s
+		}
+		at += BackoffFlushPeriodMillis
 	}
 }
 

@@ -31,6 +31,10 @@ const Version = 1
 // name it as a rejector or in an event's queue list.
 const SchedulingGatesPlugin = "SchedulingGates"
 
+// MaxAtMillis is the largest "at": the queue's clock counts nanoseconds
+// from Epoch in an int64.
+const MaxAtMillis = math.MaxInt64 / int64(time.Millisecond)
+
 // Epoch is the queue clock's reading at trace time 0. It is a whole second so
 // that trace instants that are multiples of 1000 ms are window boundaries.
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -438,6 +442,9 @@ func readOp(fields map[string]json.RawMessage) (Op, error) {
 	}
 	if op.At < 0 {
 		return op, fmt.Errorf("at %d is negative", op.At)
+	}
+	if op.At > MaxAtMillis {
+		return op, fmt.Errorf("at %d is after the last instant the queue's clock holds (%d, about 292 years)", op.At, MaxAtMillis)
 	}
 	// In key order: a line with several problems gets the same error each time.
 	keys := slices.Sorted(maps.Keys(fields))

@@ -1,0 +1,152 @@
+package trace_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace/tracegen"
+)
+
+// gapTrace queues a pod in podBackoffQ and one in podErrorBackoffQ (both
+// reach activeQ, one by the leftover flush), optionally a gated pod, then
+// jumps to at.
+func gapTrace(at int64, gated bool) string {
+	s := `{"schedqTrace": 1}
+{"at": 0, "op": "add", "pod": "default/a"}
+{"at": 1, "op": "add", "pod": "default/b"}
+{"at": 2, "op": "pop"}
+{"at": 3, "op": "fail", "pod": "default/a", "plugins": ["NodeAffinity"]}
+{"at": 4, "op": "pop"}
+{"at": 5, "op": "fail", "pod": "default/b", "plugins": []}
+`
+	if gated {
+		s += `{"at": 6, "op": "add", "pod": "default/g", "gates": ["example.com/gate"]}` + "\n"
+	}
+	return s + fmt.Sprintf(`{"at": %d, "op": "snapshot"}`, at) + "\n"
+}
+
+func replayString(t *testing.T, text string, v queue.Version, pfb bool) (string, time.Duration) {
+	t.Helper()
+	tr, err := trace.Read(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := tr.Config
+	cfg.Version, cfg.PopFromBackoffQ = v, pfb
+	var out bytes.Buffer
+	began := time.Now()
+	if err := trace.Replay(tr, trace.NewModel(cfg, tr.Plugins()), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), time.Since(began)
+}
+
+// TestReplay_TimeGap: a gap of 1.7e12 ms, or up to the largest at, while
+// pods are queued ends in well under a second: the flush instants at which
+// nothing can change are jumped over. Up to v1.36 a gated pod, picked by
+// every leftover flush to no effect, costs nothing either.
+func TestReplay_TimeGap(t *testing.T) {
+	for _, v := range queue.Versions {
+		for _, pfb := range []bool{true, false} {
+			for _, at := range []int64{1.7e12, trace.MaxAtMillis} {
+				gated := v < queue.V1_37
+				t.Run(fmt.Sprintf("%s/popFromBackoffQ=%t/at=%d/gated=%t", v, pfb, at, gated), func(t *testing.T) {
+					out, took := replayString(t, gapTrace(at, gated), v, pfb)
+					if took > time.Second {
+						t.Errorf("the gap took %s to replay", took)
+					}
+					lines := strings.Split(strings.TrimSpace(out), "\n")
+					snap := lines[len(lines)-2]
+					if !strings.HasPrefix(snap, fmt.Sprintf(`{"at":%d,"snapshot":`, at)) {
+						t.Fatalf("the last snapshot is not at %d: %s", at, snap)
+					}
+					for _, want := range []string{`"default/a":{"queue":"active"`, `"default/b":{"queue":"active"`, `"UnschedulableTimeout":1`} {
+						if !strings.Contains(snap, want) {
+							t.Errorf("the snapshot after the gap lacks %s: %s", want, snap)
+						}
+					}
+					if gated && !strings.Contains(snap, `"default/g":{"queue":"gated"`) {
+						t.Errorf("the gated pod is not gated after the gap: %s", snap)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestReplay_TimeGapRecheckedGated: from v1.37 the leftover flush re-checks
+// a gated pod once its FlushTimestamp is podMaxInUnschedulablePodsDuration
+// old, which counts it in scheduler_queue_incoming_pods_total again: a gap
+// still replays every such instant (one per 330 s: 300 s, rounded up to the
+// 30 s flush), and no other.
+func TestReplay_TimeGapRecheckedGated(t *testing.T) {
+	const at = 1.7e10
+	for _, pfb := range []bool{true, false} {
+		t.Run(fmt.Sprintf("popFromBackoffQ=%t", pfb), func(t *testing.T) {
+			out, took := replayString(t, gapTrace(at, true), queue.V1_37, pfb)
+			// The pod added at 6 ms is re-checked at 330 s, 660 s, …
+			want := fmt.Sprintf(`"unschedulable":{"ScheduleAttemptFailure":1,"UnschedulableTimeout":%d,"UnscheduledPodAdd":1}`, int64(at)/330000)
+			if !strings.Contains(out, want) {
+				t.Errorf("output lacks %s:\n%s", want, out)
+			}
+			t.Logf("%d re-checks replayed in %s", int64(at)/330000, took)
+		})
+	}
+}
+
+// TestReplay_GapsAsStepped: random traces with gaps of up to an hour, and
+// the same traces with a day added in the middle, print the same whether
+// a replay jumps over idle flush instants or steps through each.
+func TestReplay_GapsAsStepped(t *testing.T) {
+	for seed := int64(0); seed < 40; seed++ {
+		gen := tracegen.Generate(seed, tracegen.Options{Ops: 300, PopFromBackoffQ: seed%2 == 0,
+			Time: &tracegen.Time{Small: 40, Medium: 20, Large: 20, Leftover: 20}})
+		ops := gen.Ops()
+		const day = 24 * 3600 * 1000
+		for i := len(ops) / 2; i < len(ops); i++ {
+			ops[i].At += day + seed*1013
+		}
+		for _, tr := range []*trace.Trace{gen, trace.New(gen.Config, ops)} {
+			for _, v := range queue.Versions {
+				cfg := tr.Config
+				cfg.Version = v
+				replay := func() ([]byte, string) {
+					var out bytes.Buffer
+					err := trace.Replay(tr, trace.NewModel(cfg, tr.Plugins()), &out)
+					return out.Bytes(), fmt.Sprint(err)
+				}
+				jumped, jumpedErr := replay()
+				restore := trace.StepFlushes()
+				stepped, steppedErr := replay()
+				restore()
+				if !bytes.Equal(stepped, jumped) || steppedErr != jumpedErr {
+					t.Errorf("seed %d, %s, %d ops: jumping over idle flushes changes the output (error %s, stepping: %s): %s",
+						seed, v, tr.Len(), jumpedErr, steppedErr, trace.Compare(stepped, jumped))
+				}
+			}
+		}
+	}
+}
+
+// TestRead_AtPastTheClock: an at the queue's clock cannot hold is refused
+// with its line, by the fast reader and by encoding/json's alike.
+func TestRead_AtPastTheClock(t *testing.T) {
+	for _, line := range []string{
+		fmt.Sprintf(`{"at":%d,"op":"pop"}`, trace.MaxAtMillis+1),
+		fmt.Sprintf(`{"at": %d, "op": "add", "pod": "default/a", "extra": 1}`, trace.MaxAtMillis+1),
+		`{"at":9223372036854775807,"op":"pop"}`,
+	} {
+		_, err := trace.Read(strings.NewReader("{\"schedqTrace\": 1}\n" + line + "\n"))
+		if err == nil || !strings.HasPrefix(err.Error(), "line 2:") || !strings.Contains(err.Error(), "last instant the queue's clock holds") {
+			t.Errorf("%s: error %v, want line 2 and the largest at", line, err)
+		}
+	}
+	if _, err := trace.Read(strings.NewReader(fmt.Sprintf("{\"schedqTrace\": 1}\n{\"at\":%d,\"op\":\"pop\"}\n", trace.MaxAtMillis))); err != nil {
+		t.Errorf("the largest at is refused: %v", err)
+	}
+}
