@@ -287,6 +287,8 @@ func (m *Model) addIndex(i int32, priority int32, gates []string) {
 		p = m.newPod(i)
 	}
 	p.Priority, p.SchedulingGates = priority, gates
+	// An add without a group makes a pod of no group, whatever it was.
+	p.PodGroup = ""
 	st.pod, st.shared = p, false
 	m.Queue.Add(p)
 }
@@ -324,9 +326,13 @@ func (m *Model) Done(name string) { m.doneIndex(m.index(name)) }
 func (m *Model) doneIndex(i int32) {
 	st := m.state(i)
 	m.Queue.Done(st.pod)
-	if pi := st.inFlight; pi != nil && m.groups {
+	if m.groups {
+		// The object stays: a delete of a bound member still reaches its
+		// group, which upstream requeues (counting it again).
 		st.inFlight = nil
-	} else if pi != nil {
+		return
+	}
+	if pi := st.inFlight; pi != nil {
 		// Done without failing: bound. The record is in no sub-queue, and
 		// this was its last reference.
 		st.inFlight = nil
