@@ -134,6 +134,10 @@ func TestUpstream_Examples(t *testing.T) {
 // holds the same files for the model's test.
 const podGroupExamples = upstreamExamples + "podgroups/"
 
+// modelPodGroupExamples is the copy the model's test reads, in the root
+// module.
+const modelPodGroupExamples = "../../pkg/queue/trace/testdata/upstream-v1.37/podgroups/"
+
 // podGroupFragments: what each pod-group example must keep showing, so that
 // a re-recording that loses the rule it is named for fails.
 var podGroupFragments = map[string][]string{
@@ -190,7 +194,7 @@ func TestUpstream_PodGroupExamples(t *testing.T) {
 			}
 			out := strings.TrimSuffix(path, ".trace.jsonl") + ".out.jsonl"
 			if os.Getenv("SCHEDQ_RECORD") == "1" {
-				for _, p := range []string{out, "../../pkg/queue/trace/testdata/upstream-v1.37/podgroups/" + filepath.Base(out)} {
+				for _, p := range []string{out, modelPodGroupExamples + filepath.Base(out)} {
 					if err := os.WriteFile(p, got, 0o644); err != nil {
 						t.Fatal(err)
 					}
@@ -202,6 +206,14 @@ func TestUpstream_PodGroupExamples(t *testing.T) {
 			}
 			if d := trace.Compare(want, got); d != "" {
 				t.Errorf("the harness does not reproduce upstream's recorded output: %s", d)
+			}
+			// The model's test reads the other copy: the two must not drift.
+			for _, f := range []string{path, out} {
+				mine, _ := os.ReadFile(f)
+				theirs, err := os.ReadFile(modelPodGroupExamples + filepath.Base(f))
+				if err != nil || !bytes.Equal(mine, theirs) {
+					t.Errorf("%s differs from %s%s (%v): record with SCHEDQ_RECORD=1 and copy the traces", f, modelPodGroupExamples, filepath.Base(f), err)
+				}
 			}
 			frags, ok := podGroupFragments[name]
 			if !ok {
