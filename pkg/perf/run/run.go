@@ -6,8 +6,9 @@
 // every workload gets a process; the same path serves every provider.
 //
 // The commands (kubectl schedq perf, schedq-perf) only parse flags into
-// Options and call Prepare and Run; the hidden child command calls
-// RunChild.
+// Settings and call Prepare and Run; the hidden child command calls
+// RunChild with the ChildSpec file the parent wrote, which carries the
+// same Settings.
 package run
 
 import (
