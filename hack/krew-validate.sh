@@ -1,26 +1,27 @@
 #!/usr/bin/env bash
-# Checks the krew manifest against the archives of `make dist`:
-#   1. renders .krew.yaml (the krew-release-bot template) with dist/'s archives
-#      into a temporary schedq.yaml, and checks that the committed
-#      krew/schedq.yaml differs from it in sha256 values at most;
-#   2. runs krew's own validator on both (-skip-install: the URIs point at a
-#      GitHub release that does not exist yet);
+# Checks the krew manifest against goreleaser's archives in dist/
+# (make snapshot):
+#   1. renders .krew.yaml (the krew-release-bot template) with the bot's own
+#      code against dist/'s archives (hack/release krew-manifest);
+#   2. runs krew's own validator on it and on the committed krew/schedq.yaml
+#      (-skip-install: the URIs point at a GitHub release that does not
+#      exist yet);
 #   3. installs every platform's archive with krew itself (--archive, so
 #      offline), which checks each sha256, the files and bin entries and the
 #      LICENSE, then runs the installed plugin for this machine's platform.
-# Usage: hack/krew-validate.sh VERSION   (dist/ must hold VERSION's archives)
+# Usage: hack/krew-validate.sh TAG   (dist/ must hold TAG's archives)
 # TOOLS_BIN must hold validate-krew-manifest and krew (make krew-tools).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 go=${GO:-go}
-version=${1:?usage: $0 VERSION}
+version=${1:?usage: $0 TAG}
 tools=${TOOLS_BIN:-$root/hack/tools/bin}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 $go run -C "$root/hack/release" . krew-manifest -template "$root/.krew.yaml" -dist "$root/dist" \
-	-version "$version" -o "$tmp/schedq.yaml" -compare "$root/krew/schedq.yaml"
+	-tag "$version" >"$tmp/schedq.yaml"
 
 for m in "$tmp/schedq.yaml" "$root/krew/schedq.yaml"; do
 	echo "validate-krew-manifest -manifest ${m#"$root/"} -skip-install"
@@ -57,5 +58,5 @@ for archive in "$root"/dist/kubectl-schedq_"$version"_*; do
 	fi
 	n=$((n + 1))
 done
-[ "$n" -gt 0 ] || { echo "no archives of $version in dist/ (make dist VERSION=$version)" >&2; exit 1; }
+[ "$n" -gt 0 ] || { echo "no archives of $version in dist/ (make snapshot RELEASE_VERSION=$version)" >&2; exit 1; }
 echo "krew installed all $n platforms from dist/"

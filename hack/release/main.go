@@ -1,11 +1,11 @@
-// Command release builds kubectl-schedq's release archives and renders its
-// krew manifest. It is the engine behind `make dist` and `make krew-manifest`,
-// kept in its own module so that the plugin's go.mod stays lean.
+// Command release holds what the release checks need beside goreleaser,
+// kept in a module of its own so that the plugin's go.mod stays lean:
 //
-//	release dist -root DIR -version vX.Y.Z -ldflags FLAGS [-out dist] [-mtime UNIX]
-//	release krew-manifest -template .krew.yaml -dist dist -version vX.Y.Z -o krew/schedq.yaml [-compare FILE]
+//	release krew-manifest -template .krew.yaml -dist dist -tag vX.Y.Z
+//	    renders the krew-release-bot template with the bot's own code
+//	    against goreleaser's archives, offline (make krew-validate)
 //	release modproxy -root DIR -version VERSION -out DIR
-//	release compare -version VERSION DIR1 DIR2
+//	    serves the checkout as a module version (make go-install-check)
 package main
 
 import (
@@ -13,20 +13,19 @@ import (
 	"os"
 )
 
+// binaryName is the plugin's binary, and its archives' names' start.
+const binaryName = "kubectl-schedq"
+
 func main() {
 	if len(os.Args) < 2 {
 		usage()
 	}
 	var err error
 	switch os.Args[1] {
-	case "dist":
-		err = runDist(os.Args[2:])
 	case "krew-manifest":
 		err = runKrewManifest(os.Args[2:])
 	case "modproxy":
 		err = runModProxy(os.Args[2:])
-	case "compare":
-		err = runCompare(os.Args[2:])
 	default:
 		usage()
 	}
@@ -37,6 +36,6 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: release dist|krew-manifest|modproxy|compare [flags]  (-h for the flags of each)")
+	fmt.Fprintln(os.Stderr, "usage: release krew-manifest|modproxy [flags]  (-h for the flags of each)")
 	os.Exit(2)
 }

@@ -154,3 +154,5 @@ next:
 	sort.Strings(files)
 	return files, nil
 }
+
+func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

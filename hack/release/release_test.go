@@ -1,98 +1,45 @@
 package main
 
 import (
-	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 const repoRoot = "../.."
 
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+// platforms are the archives .goreleaser.yaml makes: os, arch, extension.
+var platforms = [][3]string{
+	{"linux", "amd64", ".tar.gz"}, {"linux", "arm64", ".tar.gz"},
+	{"darwin", "amd64", ".tar.gz"}, {"darwin", "arm64", ".tar.gz"},
+	{"windows", "amd64", ".zip"}, {"windows", "arm64", ".zip"},
 }
 
-func TestArchivesAreDeterministic(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"bin": "\x7fELF binary", "LICENSE": "Apache", "README.md": "# hi"})
-	entries := []entry{
-		{"kubectl-schedq", filepath.Join(dir, "bin"), 0o755},
-		{"LICENSE", filepath.Join(dir, "LICENSE"), 0o644},
-		{"README.md", filepath.Join(dir, "README.md"), 0o644},
-	}
-	mt := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	for _, ext := range []string{".tar.gz", ".zip"} {
-		a, b := filepath.Join(dir, "a"+ext), filepath.Join(dir, "b"+ext)
-		if err := writeArchive(a, entries, mt); err != nil {
-			t.Fatal(err)
-		}
-		// Touch the sources: host mtimes must not leak into the archive.
-		later := time.Now().Add(time.Hour)
-		for _, e := range entries {
-			if err := os.Chtimes(e.src, later, later); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := writeArchive(b, entries, mt); err != nil {
-			t.Fatal(err)
-		}
-		da, _ := os.ReadFile(a)
-		db, _ := os.ReadFile(b)
-		if !bytes.Equal(da, db) {
-			t.Errorf("%s: two packs of the same files differ", ext)
-		}
-		got, err := readArchive(a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != len(entries) {
-			t.Errorf("%s: %d entries, want %d", ext, len(got), len(entries))
-		}
-		for _, e := range entries {
-			sum, _ := sha256File(e.src)
-			if g := got[e.name]; g.mode != os.FileMode(e.mode) || g.sha256 != sum {
-				t.Errorf("%s: entry %s = %+v, want mode %v and the source's sha256", ext, e.name, g, os.FileMode(e.mode))
-			}
-		}
-	}
+func archiveName(tag string, p [3]string) string {
+	return fmt.Sprintf("%s_%s_%s_%s%s", binaryName, tag, p[0], p[1], p[2])
 }
 
-func TestArchiveName(t *testing.T) {
-	for p, want := range map[platform]string{
-		{"linux", "amd64"}:   "kubectl-schedq_v0.1.0_linux_amd64.tar.gz",
-		{"darwin", "arm64"}:  "kubectl-schedq_v0.1.0_darwin_arm64.tar.gz",
-		{"windows", "arm64"}: "kubectl-schedq_v0.1.0_windows_arm64.zip",
-	} {
-		if got := archiveName("v0.1.0", p); got != want {
-			t.Errorf("archiveName(%v) = %s, want %s", p, got, want)
-		}
-	}
-}
-
-// fakeDist writes an archive per platform (made-up contents) and their
-// checksums.txt, the way `release dist` lays them out.
-func fakeDist(t *testing.T, version string, ps []platform) string {
+// fakeDist writes an archive (made-up contents) per platform, the way
+// goreleaser names them, and returns the directory and each one's sha256.
+func fakeDist(t *testing.T, tag string, ps [][3]string) (string, map[string]string) {
 	t.Helper()
 	dir := t.TempDir()
-	var names []string
+	sums := map[string]string{}
 	for _, p := range ps {
-		name := archiveName(version, p)
-		writeFiles(t, dir, map[string]string{name: "archive for " + p.String()})
-		names = append(names, name)
+		name := archiveName(tag, p)
+		data := []byte("archive for " + name)
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(data)
+		sums[name] = hex.EncodeToString(sum[:])
 	}
-	if err := writeChecksums(dir, names); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return dir, sums
 }
 
 const miniTemplate = `apiVersion: krew.googlecontainertools.github.com/v1alpha2
@@ -116,17 +63,27 @@ spec:
     bin: kubectl-schedq.exe
 `
 
+func writeTemplate(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), ".krew.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestRenderKrew: the bot's rendering, each archive's uri and sha256 from
+// dist, both ways a template may call addURIAndSha.
 func TestRenderKrew(t *testing.T) {
-	ps := []platform{{"linux", "amd64"}, {"windows", "amd64"}}
-	dist := fakeDist(t, "v1.2.3", ps)
-	out, err := renderKrew(miniTemplate, dist, "v1.2.3")
+	ps := [][3]string{platforms[0], platforms[4]}
+	dist, sums := fakeDist(t, "v1.2.3", ps)
+	out, err := renderKrew(writeTemplate(t, miniTemplate), dist, "v1.2.3")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range ps {
 		name := archiveName("v1.2.3", p)
-		sum, _ := sha256File(filepath.Join(dist, name))
-		want := fmt.Sprintf("    uri: https://example.com/v1.2.3/%s\n    sha256: %s\n", name, sum)
+		want := fmt.Sprintf("    uri: https://example.com/v1.2.3/%s\n    sha256: %s\n", name, sums[name])
 		if !strings.Contains(string(out), want) {
 			t.Errorf("manifest lacks\n%s\ngot:\n%s", want, out)
 		}
@@ -136,25 +93,20 @@ func TestRenderKrew(t *testing.T) {
 	}
 }
 
-func TestRenderKrewChecksArchives(t *testing.T) {
+func TestRenderKrew_checksArchives(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		ps      []platform
-		tamper  func(dist string)
+		ps      [][3]string
 		wantErr string
 	}{
-		{"an archive is missing", []platform{{"linux", "amd64"}}, nil, "windows_amd64.zip"},
-		{"an archive is not in the manifest", []platform{{"linux", "amd64"}, {"windows", "amd64"}, {"darwin", "arm64"}}, nil, "darwin_arm64.tar.gz is in dist but not in the manifest"},
-		{"an archive changed after checksums.txt", []platform{{"linux", "amd64"}, {"windows", "amd64"}}, func(dist string) {
-			_ = os.WriteFile(filepath.Join(dist, "kubectl-schedq_v1.2.3_linux_amd64.tar.gz"), []byte("changed"), 0o644)
-		}, "does not match checksums.txt"},
+		{"an archive is missing", [][3]string{platforms[0]}, "kubectl-schedq_v1.2.3_windows_amd64.zip failed. status code: 410"},
+		{"an archive is not in the manifest", [][3]string{platforms[0], platforms[4], platforms[3]},
+			"kubectl-schedq_v1.2.3_darwin_arm64.tar.gz is in " /* dist */},
+		{"no archive of the tag", nil, "holds no archive of v1.2.3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dist := fakeDist(t, "v1.2.3", tc.ps)
-			if tc.tamper != nil {
-				tc.tamper(dist)
-			}
-			_, err := renderKrew(miniTemplate, dist, "v1.2.3")
+			dist, _ := fakeDist(t, "v1.2.3", tc.ps)
+			_, err := renderKrew(writeTemplate(t, miniTemplate), dist, "v1.2.3")
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("err = %v, want one containing %q", err, tc.wantErr)
 			}
@@ -162,55 +114,50 @@ func TestRenderKrewChecksArchives(t *testing.T) {
 	}
 }
 
-func TestSemverTag(t *testing.T) {
-	for v, ok := range map[string]bool{
-		"v0.1.0": true, "v1.20.3": true, "v1.0.0-rc.1": true,
-		"0.1.0": false, "v0.1": false, "e7520b5-dirty": false, "devel": false, "v01.0.0": false,
-	} {
-		if got := semverTag.MatchString(v); got != ok {
-			t.Errorf("semverTag(%q) = %v, want %v", v, got, ok)
+var shaLine = regexp.MustCompile(`(?m)^(\s*sha256:\s*)[0-9a-f]{64}\s*$`)
+
+// withoutSHAs masks sha256 values and drops comment lines.
+func withoutSHAs(s string) string {
+	var lines []string
+	for _, l := range strings.Split(shaLine.ReplaceAllString(s, "${1}<sha256>"), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
 		}
 	}
+	return strings.Join(lines, "\n")
 }
 
-// TestRepoKrewTemplate renders the repository's .krew.yaml against a dist of
-// every default platform and checks the committed krew/schedq.yaml against
-// it, as `make krew-validate` does with real archives.
+// TestRepoKrewTemplate renders the repository's .krew.yaml against an
+// archive of every platform goreleaser builds: each is named once, the
+// committed krew/schedq.yaml is what it renders (sha256 values aside), and
+// the texts keep to krew-index's rules.
 func TestRepoKrewTemplate(t *testing.T) {
 	committed, err := os.ReadFile(filepath.Join(repoRoot, "krew", "schedq.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	version := ""
-	for _, line := range strings.Split(string(committed), "\n") {
-		if v, ok := strings.CutPrefix(line, "  version: "); ok {
-			version = strings.TrimSpace(v)
-		}
+	tag := between(string(committed), "\n  version: ", "\n")
+	if !regexp.MustCompile(`^v\d+\.\d+\.\d+$`).MatchString(tag) {
+		t.Fatalf("krew/schedq.yaml has version %q", tag)
 	}
-	if !semverTag.MatchString(version) {
-		t.Fatalf("krew/schedq.yaml has version %q", version)
-	}
-	text, err := os.ReadFile(filepath.Join(repoRoot, ".krew.yaml"))
+	dist, _ := fakeDist(t, tag, platforms)
+	out, err := renderKrew(filepath.Join(repoRoot, ".krew.yaml"), dist, tag)
 	if err != nil {
 		t.Fatal(err)
-	}
-	out, err := renderKrew(string(text), fakeDist(t, version, defaultPlatforms), version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := diffIgnoringSHA(string(committed), string(out)); d != "" {
-		t.Errorf("krew/schedq.yaml is stale (make krew-manifest):\n%s", d)
-	}
-	for _, p := range defaultPlatforms {
-		sel := fmt.Sprintf("        os: %s\n        arch: %s\n", p.OS, p.Arch)
-		if n := strings.Count(string(out), sel); n != 1 {
-			t.Errorf("%s: %d platform entries, want 1", p, n)
-		}
-		if !strings.Contains(string(out), "    bin: "+p.exe()+"\n") && p.OS == "windows" {
-			t.Errorf("%s: no bin %s", p, p.exe())
-		}
 	}
 	spec := string(out)
+	if got, want := withoutSHAs(string(committed)), withoutSHAs(spec); got != want {
+		t.Errorf("krew/schedq.yaml is stale (make krew-manifest):\n got %s\nwant %s", got, want)
+	}
+	for _, p := range platforms {
+		sel := fmt.Sprintf("        os: %s\n        arch: %s\n", p[0], p[1])
+		if n := strings.Count(spec, sel); n != 1 {
+			t.Errorf("%s/%s: %d platform entries, want 1", p[0], p[1], n)
+		}
+	}
+	if !strings.Contains(spec, "    bin: kubectl-schedq.exe\n") {
+		t.Errorf("no windows bin kubectl-schedq.exe")
+	}
 	short := between(spec, "  shortDescription: ", "\n")
 	if short == "" || len(short) > 70 {
 		t.Errorf("shortDescription %q: want one line of at most 70 characters", short)
@@ -241,57 +188,17 @@ func between(s, from, to string) string {
 	return before
 }
 
-func TestIndentLikeTheBot(t *testing.T) {
-	in := "uri: https://x/a.tar.gz\n    sha256: abc"
-	if got, want := indent(6, in), "uri: https://x/a.tar.gz\n      sha256: abc"; got != want {
-		t.Errorf("indent(6) = %q, want %q", got, want)
-	}
-}
-
-// TestGoreleaserConfigAgrees is a cheap cross-check of .goreleaser.yaml with
-// this program (make goreleaser-check runs goreleaser itself).
-func TestGoreleaserConfigAgrees(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(repoRoot, ".goreleaser.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := string(data)
-	for _, want := range []string{
-		"version: 2",
-		"main: " + mainPkg,
-		"binary: " + binaryName,
-		"CGO_ENABLED=0",
-		"-trimpath",
-		"-buildvcs=false",
-		"-s -w -X github.com/kubectl-schedq/kubectl-schedq/pkg/cmd.version={{ .Tag }}",
-		"goos: [linux, darwin, windows]",
-		"goarch: [amd64, arm64]",
-		`name_template: "kubectl-schedq_{{ .Tag }}_{{ .Os }}_{{ .Arch }}"`,
-		"formats: [tar.gz]",
-		"formats: [zip]",
-		"name_template: checksums.txt",
-		"algorithm: sha256",
-	} {
-		if !strings.Contains(cfg, want) {
-			t.Errorf(".goreleaser.yaml lacks %q", want)
+// TestLdflagsWrittenOnce: .goreleaser.yaml holds the version stamp, and the
+// Makefile's build reads it from there instead of writing its own.
+func TestLdflagsWrittenOnce(t *testing.T) {
+	const stamp = "-X github.com/kubectl-schedq/kubectl-schedq/pkg/cmd.version="
+	for file, want := range map[string]int{".goreleaser.yaml": 1, "Makefile": 0, ".ci/run": 0} {
+		data, err := os.ReadFile(filepath.Join(repoRoot, file))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if len(defaultPlatforms) != 6 {
-		t.Errorf("defaultPlatforms has %d entries; .goreleaser.yaml builds 3 OSes × 2 arches", len(defaultPlatforms))
-	}
-	for _, e := range archiveEntries(repoRoot, "bin", platform{"linux", "amd64"})[1:] {
-		if !strings.Contains(cfg, "- src: "+e.name+"\n") {
-			t.Errorf(".goreleaser.yaml does not pack %s", e.name)
+		if n := strings.Count(string(data), stamp); n != want {
+			t.Errorf("%s writes the version stamp %d times, want %d", file, n, want)
 		}
-		if _, err := os.Stat(e.src); err != nil {
-			t.Errorf("archive file: %v", err)
-		}
-	}
-	makefile, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(makefile), "LDFLAGS   := -s -w -X github.com/kubectl-schedq/kubectl-schedq/pkg/cmd.version=$(VERSION)") {
-		t.Errorf("the Makefile's LDFLAGS no longer match .goreleaser.yaml's ldflags")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -75,6 +76,9 @@ type PerfRunOptions struct {
 	genericiooptions.IOStreams
 	cfg  PerfConfig
 	opts run.Options
+	// args are the run command's words as parsed: what the report quotes
+	// and what a hand-over to another binary runs.
+	args []string
 	plan *run.Plan
 }
 
@@ -96,12 +100,12 @@ func (c PerfConfig) runExample() string {
 
 // NewCmdPerfRun returns `perf run`.
 func NewCmdPerfRun(cfg PerfConfig, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &PerfRunOptions{IOStreams: streams, cfg: cfg, opts: run.Options{
+	o := &PerfRunOptions{IOStreams: streams, cfg: cfg, opts: run.Options{Settings: run.Settings{
 		Cluster:     cfg.DefaultCluster,
 		Out:         "schedq-perf-results",
 		Parallelism: run.DefaultParallelism,
 		LabelFilter: workload.DefaultPerfLabelFilter,
-	}}
+	}}}
 	cmd := &cobra.Command{
 		Use:   "run NAME|FILE",
 		Short: "Run scheduler_perf workloads and measure the scheduler",
@@ -157,11 +161,11 @@ once and prints what is left and the command that removes it.`,
 	f.StringVar(&o.opts.Topic, "topic", o.opts.Topic, "threshold topic and DataItems file name part (default: the file's name, or its directory for performance-config.yaml)")
 	f.IntVar(&o.opts.Parallelism, "parallelism", o.opts.Parallelism, "goroutines that create pods and nodes (upstream: 30)")
 	f.BoolVar(&o.opts.NoSeries, "no-queue-series", o.opts.NoSeries, "do not sample the queue every second (one metrics read per second less)")
-	f.BoolVar(&o.opts.Settings.Keep, provider.FlagKeep, false, "kind: keep the cluster after the workload")
-	f.StringVar(&o.opts.Settings.KindImage, provider.FlagKindImage, "", "kind: node image (default: kind's image for its Kubernetes release)")
-	f.StringVar(&o.opts.Settings.KindName, provider.FlagKindName, "", "kind: cluster name (default: schedq-perf-<run id>)")
-	f.BoolVar(&o.opts.Settings.AllowExisting, provider.FlagAllowExisting, false, "kubeconfig: allow running on an existing cluster; the run creates nodes and pods there and deletes them at the end")
-	f.StringVar(&o.opts.Settings.MetricsURL, provider.FlagMetricsURL, "", "kubeconfig: the scheduler's /metrics (default: the kubeconfig's scheduler extension, else a port-forward to the kube-scheduler pod)")
+	f.BoolVar(&o.opts.Provider.Keep, provider.FlagKeep, false, "kind: keep the cluster after the workload")
+	f.StringVar(&o.opts.Provider.KindImage, provider.FlagKindImage, "", "kind: node image (default: kind's image for its Kubernetes release)")
+	f.StringVar(&o.opts.Provider.KindName, provider.FlagKindName, "", "kind: cluster name (default: schedq-perf-<run id>)")
+	f.BoolVar(&o.opts.Provider.AllowExisting, provider.FlagAllowExisting, false, "kubeconfig: allow running on an existing cluster; the run creates nodes and pods there and deletes them at the end")
+	f.StringVar(&o.opts.Provider.MetricsURL, provider.FlagMetricsURL, "", "kubeconfig: the scheduler's /metrics (default: the kubeconfig's scheduler extension, else a port-forward to the kube-scheduler pod)")
 	_ = cmd.RegisterFlagCompletionFunc("cluster", fixedCompletion(provider.NameKind, provider.NameKubeconfig, provider.NameEmbedded))
 	_ = cmd.RegisterFlagCompletionFunc("compare", fixedCompletion("SchedulerPopFromBackoffQ"))
 	cmd.AddCommand(newCmdPerfChild(streams))
@@ -179,10 +183,10 @@ func (o *PerfRunOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.opts.Source = args[0]
 	if cf := o.cfg.ConfigFlags; cf != nil && o.opts.Cluster == provider.NameKubeconfig {
 		if cf.KubeConfig != nil {
-			o.opts.Settings.Kubeconfig = *cf.KubeConfig
+			o.opts.Provider.Kubeconfig = *cf.KubeConfig
 		}
 		if cf.Context != nil {
-			o.opts.Settings.Context = *cf.Context
+			o.opts.Provider.Context = *cf.Context
 		}
 	}
 	if cf := o.cfg.ConfigFlags; cf != nil {
@@ -190,7 +194,7 @@ func (o *PerfRunOptions) Complete(cmd *cobra.Command, args []string) error {
 		if err != nil {
 			return err
 		}
-		o.opts.Settings.RequestTimeout = limit
+		o.opts.Provider.RequestTimeout = limit
 	}
 	if o.cfg.LogLevel != nil {
 		o.opts.LogLevel, o.opts.ShowLogs = o.cfg.LogLevel()
@@ -199,7 +203,8 @@ func (o *PerfRunOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.opts.Terminal = term.IsTerminal(int(f.Fd()))
 	}
 	o.opts.ChildArgs = append(append([]string(nil), o.cfg.RunPath...), run.ChildCommand)
-	o.opts.Command = o.cfg.CommandPath + " run " + strings.Join(argsAfterRun(args), " ")
+	o.args = runArgs(cmd, args)
+	o.opts.Command = o.cfg.CommandPath + " " + strings.Join(o.args, " ")
 	o.opts.Stdout, o.opts.Stderr = o.Out, o.ErrOut
 	o.opts.Delegate = o.delegate
 	return nil
@@ -231,21 +236,30 @@ func (o *PerfRunOptions) Run(ctx context.Context) error {
 	return o.plan.Run(ctx, sigs)
 }
 
-// argsAfterRun are the words the user typed after `run`; args when the
-// command line is not the process's (tests).
-func argsAfterRun(args []string) []string {
-	for i, a := range os.Args {
-		if a == "run" && i+1 < len(os.Args) {
-			return os.Args[i+1:]
+// runArgs are the run command's words as cobra parsed them: `run`, its
+// arguments and every flag that was set, the parent commands' included, in
+// the form the run command reads back. Built from the parse, not from
+// os.Args, so a flag whose value is `run` is not taken for the command.
+func runArgs(cmd *cobra.Command, args []string) []string {
+	out := append([]string{cmd.Name()}, args...)
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		v := f.Value.String()
+		switch {
+		case f.Value.Type() == "bool" && v == "true":
+			out = append(out, "--"+f.Name)
+		case f.Value.Type() == "bool", v == "", strings.HasPrefix(v, "-"):
+			out = append(out, "--"+f.Name+"="+v)
+		default:
+			out = append(out, "--"+f.Name, v)
 		}
-	}
-	return args
+	})
+	return out
 }
 
 // delegate runs the same command line on binary (schedq-perf for
 // --cluster embedded), passing its exit status on.
 func (o *PerfRunOptions) delegate(binary string) error {
-	args := append([]string{"run"}, argsAfterRun([]string{o.opts.Source})...)
+	args := o.args
 	fmt.Fprintf(o.ErrOut, "--cluster %s: running %s %s\n", o.opts.Cluster, binary, strings.Join(args, " "))
 	c := exec.Command(binary, args...)
 	c.Stdin, c.Stdout, c.Stderr = o.In, o.Out, o.ErrOut

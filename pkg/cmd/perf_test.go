@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -52,6 +56,56 @@ func TestPerf_Command(t *testing.T) {
 				if !strings.Contains(out.String(), w) {
 					t.Errorf("output lacks %q:\n%s", w, out.String())
 				}
+			}
+		})
+	}
+}
+
+// TestPerfRun_handsOverWhatWasParsed runs the plugin as a process with
+// --cluster embedded and a schedq-perf on PATH that records its arguments:
+// it gets the run command line as parsed, also when a flag's value or the
+// workload is the word run, never the words before the run command.
+func TestPerfRun_handsOverWhatWasParsed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the plugin as a process")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in schedq-perf is a shell script")
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"a context named run before the command",
+			[]string{"--context", "run", "perf", "run", "backoff-drain", "--cluster", "embedded", "--out", "run"},
+			[]string{"run", "backoff-drain", "--cluster", "embedded", "--context", "run", "--out", "run"}},
+		{"a workload file named run",
+			[]string{"perf", "run", "run", "--cluster", "embedded", "--topic", "run", "--keep=false", "--label-filter", "-performance"},
+			[]string{"run", "run", "--cluster", "embedded", "--keep=false", "--label-filter=-performance", "--topic", "run"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			got := filepath.Join(dir, "args")
+			script := "#!/bin/sh\nprintf '%s\\n' \"$@\" >" + got + "\n"
+			if err := os.WriteFile(filepath.Join(dir, "schedq-perf"), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			c := exec.Command(os.Args[0], tc.args...)
+			c.Env = append(os.Environ(), actAsPluginEnv+"=1", "PATH="+dir)
+			out, err := c.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			data, err := os.ReadFile(got)
+			if err != nil {
+				t.Fatalf("schedq-perf did not run: %v\n%s", err, out)
+			}
+			if args := strings.Fields(string(data)); strings.Join(args, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("schedq-perf got %q, want %q", args, tc.want)
+			}
+			if want := "running " + filepath.Join(dir, "schedq-perf") + " " + strings.Join(tc.want, " "); !strings.Contains(string(out), want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
 			}
 		})
 	}

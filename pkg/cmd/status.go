@@ -417,19 +417,11 @@ func (o *StatusOptions) explain(err error) error {
 	alternatives := "or read the metrics another way: --metrics-url URL, --prometheus-url URL or --metrics-file FILE"
 	switch {
 	case errors.As(err, &forbidden):
-		who := "the identity"
-		if forbidden.Identity != nil && forbidden.Identity.Username != "" {
-			who = forbidden.Identity.String()
-		}
 		return fmt.Errorf("%w\n\nA cluster admin can let %s read kube-scheduler's metrics with\n\nkubectl apply -f - <<'EOF'\n%sEOF\n\n%s",
-			err, who, forbidden.Remedy(), alternatives)
+			err, identityName(forbidden.Identity), forbidden.Remedy(), alternatives)
 	case errors.As(err, &pfForbidden):
-		who := "the identity"
-		if pfForbidden.Identity != nil && pfForbidden.Identity.Username != "" {
-			who = pfForbidden.Identity.String()
-		}
 		return fmt.Errorf("%w\n\nFinding the scheduler needs access to kube-system; a cluster admin can let %s in with\n\nkubectl apply -f - <<'EOF'\n%sEOF\n\n%s",
-			err, who, pfForbidden.Remedy(), alternatives)
+			err, identityName(pfForbidden.Identity), pfForbidden.Remedy(), alternatives)
 	case errors.Is(err, metricscrape.ErrNoSchedulerPod):
 		return fmt.Errorf("%w; use --metrics-url URL (a scheduler /metrics you can reach) or --prometheus-url URL (a Prometheus server that scrapes it)", err)
 	case errors.As(err, &noLeader):
@@ -446,4 +438,13 @@ func (o *StatusOptions) explain(err error) error {
 		}
 	}
 	return bound.Scrape(o.source, o.timeout, err)
+}
+
+// identityName is who the cluster says the kubeconfig's credentials are,
+// for a remedy addressed to a cluster admin.
+func identityName(id *metricscrape.Identity) string {
+	if id != nil && id.Username != "" {
+		return id.String()
+	}
+	return "the identity"
 }

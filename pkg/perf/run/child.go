@@ -15,8 +15,6 @@ import (
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
-	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
-	"github.com/kubectl-schedq/kubectl-schedq/workloads"
 )
 
 // ChildCommand is the name of the hidden subcommand that runs one workload.
@@ -81,18 +79,13 @@ func startCPUProfile(dir string, spec ChildSpec) (func(), error) {
 }
 
 func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer) *runner.Result {
-	res := &runner.Result{Path: spec.File, TestCase: spec.TestCase, Workload: spec.Workload, Variant: spec.Variant.Name}
+	set := spec.Settings
+	res := &runner.Result{Path: set.Source, TestCase: spec.TestCase, Workload: spec.Workload, Variant: spec.Variant.Name}
 	fail := func(err error) *runner.Result {
 		res.Error = err.Error()
 		return res
 	}
-	var f *workload.File
-	var err error
-	if spec.Embedded {
-		f, err = workloads.Load(spec.File)
-	} else {
-		f, err = workload.Load(spec.File)
-	}
+	f, _, err := load(set.Source)
 	if err != nil {
 		return fail(err)
 	}
@@ -108,15 +101,15 @@ func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer) *runner.Res
 		}
 		gates[k] = v
 	}
-	reg, ok := provider.Lookup(spec.Cluster)
+	reg, ok := provider.Lookup(set.Cluster)
 	if !ok {
-		return fail(fmt.Errorf("--cluster %s: no such provider in this binary", spec.Cluster))
+		return fail(fmt.Errorf("--cluster %s: no such provider in this binary", set.Cluster))
 	}
-	prov := reg.New(spec.Settings)
+	prov := reg.New(set.Provider)
 	runLabels := map[string]string{runner.RunLabelKey: spec.RunID}
 	pspec := provider.Spec{Workload: s, FeatureGates: gates, EmulationVersion: emulation, RunLabels: runLabels}
-	if spec.ShowLogs {
-		pspec.Log, pspec.LogLevel = stderr, spec.LogLevel
+	if set.ShowLogs {
+		pspec.Log, pspec.LogLevel = stderr, set.LogLevel
 	}
 	name := s.Name()
 	if spec.Variant.Name != "" {
@@ -125,22 +118,22 @@ func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer) *runner.Res
 	fmt.Fprintf(stderr, "%s: %s\n", name, reg.Starting)
 	inst, err := prov.Start(ctx, pspec)
 	if err != nil {
-		return fail(fmt.Errorf("%s: test case %q, workload %q: %w", spec.File, s.TestCase, s.Workload, err))
+		return fail(fmt.Errorf("%s: test case %q, workload %q: %w", set.Source, s.TestCase, s.Workload, err))
 	}
 	for _, n := range inst.Notes {
 		fmt.Fprintf(stderr, "%s: %s\n", name, n)
 	}
 	queueInterval := time.Duration(0)
-	if spec.NoSeries {
+	if set.NoSeries {
 		queueInterval = -1
 	}
 	got, runErr := runner.Run(ctx, s, inst.Cluster, runner.Options{
-		Topic:           spec.Topic,
+		Topic:           set.Topic,
 		Labels:          runLabels,
 		Variant:         spec.Variant.Name,
 		NamespacePrefix: inst.NamespacePrefix,
-		Progress:        runner.NewProgress(stderr, spec.Terminal),
-		Parallelism:     spec.Parallel,
+		Progress:        runner.NewProgress(stderr, set.Terminal),
+		Parallelism:     set.Parallelism,
 		QueueInterval:   queueInterval,
 		Ledger:          inst.Ledger,
 		Warnings:        stderr,
@@ -158,7 +151,7 @@ func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer) *runner.Res
 	if err := inst.Stop(stopCtx); err != nil {
 		msg := fmt.Sprintf("cleaning up the %s cluster: %v", prov.Name(), err)
 		if reg.LeftBehind != nil {
-			msg += "\n" + reg.LeftBehind(spec.Settings, spec.RunID)
+			msg += "\n" + reg.LeftBehind(set.Provider, spec.RunID)
 		}
 		res.Warnings = append(res.Warnings, msg)
 		fmt.Fprintf(stderr, "warning: %s\n", msg)

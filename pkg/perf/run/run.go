@@ -6,8 +6,9 @@
 // every workload gets a process; the same path serves every provider.
 //
 // The commands (kubectl schedq perf, schedq-perf) only parse flags into
-// Options and call Prepare and Run; the hidden child command calls
-// RunChild.
+// Settings and call Prepare and Run; the hidden child command calls
+// RunChild with the ChildSpec file the parent wrote, which carries the
+// same Settings.
 package run
 
 import (
@@ -30,33 +31,43 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/workloads"
 )
 
-// Options are what `perf run` was asked to do.
-type Options struct {
+// Settings are one run's settings, as `perf run`'s flags give them. They
+// flow down unchanged: Prepare resolves Source and Topic, each workload's
+// process gets them whole in its ChildSpec, and Provider goes to the
+// provider as it is.
+type Settings struct {
 	// Source is NAME (a workload embedded in the binary, see
-	// workloads.List) or FILE (any scheduler_perf config).
-	Source string
+	// workloads.List) or FILE (any scheduler_perf config); Prepare makes a
+	// FILE's path absolute.
+	Source string `json:"source"`
 
-	TestCase    string
-	Workload    string
-	LabelFilter string
+	TestCase    string `json:"testCase,omitempty"`
+	Workload    string `json:"workload,omitempty"`
+	LabelFilter string `json:"labelFilter,omitempty"`
 	// LabelFilterSet says --label-filter was given (not its default).
-	LabelFilterSet bool
+	LabelFilterSet bool `json:"labelFilterSet,omitempty"`
 
-	Cluster  string
-	Settings provider.Settings
+	Cluster string `json:"cluster"`
+	// Provider are the flags of the providers (--keep, --kind-image, …).
+	Provider provider.Settings `json:"provider"`
 	// Compare is the gate to run on and off; empty runs once.
-	Compare string
+	Compare string `json:"compare,omitempty"`
 
-	Out         string
-	Topic       string
-	Parallelism int
-	NoSeries    bool
+	Out         string `json:"out"`
+	Topic       string `json:"topic"`
+	Parallelism int    `json:"parallelism"`
+	NoSeries    bool   `json:"noQueueSeries,omitempty"`
 
 	// ShowLogs and LogLevel pass the control plane's logs to stderr.
-	ShowLogs bool
-	LogLevel int
+	ShowLogs bool `json:"showLogs,omitempty"`
+	LogLevel int  `json:"logLevel,omitempty"`
 	// Terminal draws progress bars instead of lines.
-	Terminal bool
+	Terminal bool `json:"terminal,omitempty"`
+}
+
+// Options are a run's Settings and how this process runs it.
+type Options struct {
+	Settings
 
 	// Executable and ChildArgs run one workload: Executable ChildArgs...
 	// --spec FILE. Empty Executable is os.Executable().
@@ -88,7 +99,6 @@ type Plan struct {
 	reg      provider.Registration
 	delegate string
 	file     *workload.File
-	embedded bool
 	path     string
 	selected []*workload.Selected
 	variants []Variant
@@ -116,7 +126,7 @@ func Prepare(o Options) (*Plan, error) {
 	if delegate != "" {
 		return p, nil
 	}
-	if err := reg.Validate(o.Settings, o.Compare); err != nil {
+	if err := reg.Validate(o.Provider, o.Compare); err != nil {
 		return nil, err
 	}
 	if o.Compare != "" {
@@ -133,9 +143,10 @@ func Prepare(o Options) (*Plan, error) {
 	} else {
 		p.variants = []Variant{{}}
 	}
-	if p.file, p.embedded, p.path, err = load(o.Source); err != nil {
+	if p.file, p.path, err = load(o.Source); err != nil {
 		return nil, err
 	}
+	p.opts.Source = p.path
 	if p.opts.Topic == "" {
 		p.opts.Topic = defaultTopic(p.path)
 	}
@@ -145,23 +156,25 @@ func Prepare(o Options) (*Plan, error) {
 	return p, nil
 }
 
-// load reads FILE, else the embedded workload NAME. A path that exists
-// wins over a name, except a bare name, which is the embedded workload.
-func load(source string) (f *workload.File, embedded bool, path string, err error) {
+// load reads FILE, else the embedded workload NAME, and returns the
+// source resolved: FILE's absolute path or NAME. A path that exists wins
+// over a name, except a bare name, which is the embedded workload. The
+// parent and each workload's process decide with it alike.
+func load(source string) (f *workload.File, resolved string, err error) {
 	bare := !strings.ContainsAny(source, `/\`) && filepath.Ext(source) == ""
 	if bare && workloads.Has(source) {
 		f, err := workloads.Load(source)
-		return f, true, source, err
+		return f, source, err
 	}
 	if _, statErr := os.Stat(source); statErr == nil || !bare {
 		abs, err := filepath.Abs(source)
 		if err != nil {
-			return nil, false, "", err
+			return nil, "", err
 		}
 		f, err := workload.Load(abs)
-		return f, false, abs, err
+		return f, abs, err
 	}
-	return nil, false, "", fmt.Errorf("%q is neither a file nor an embedded workload (`perf list` shows them)", source)
+	return nil, "", fmt.Errorf("%q is neither a file nor an embedded workload (`perf list` shows them)", source)
 }
 
 // defaultTopic is the file's name without extension, or, for upstream's
@@ -175,25 +188,16 @@ func defaultTopic(path string) string {
 	return base
 }
 
-// ChildSpec is what the parent tells a child process.
+// ChildSpec is what the parent tells a child process: the run's Settings
+// as Prepare resolved them, and which workload and variant to run.
 type ChildSpec struct {
-	// File is the workload file: an absolute path, or the embedded
-	// workload's name when Embedded.
-	File       string            `json:"file"`
-	Embedded   bool              `json:"embedded,omitempty"`
-	TestCase   string            `json:"testCase"`
-	Workload   string            `json:"workload"`
-	Variant    Variant           `json:"variant"`
-	Cluster    string            `json:"cluster"`
-	Settings   provider.Settings `json:"settings"`
-	Topic      string            `json:"topic"`
-	RunID      string            `json:"runID"`
-	ResultPath string            `json:"resultPath"`
-	Terminal   bool              `json:"terminal"`
-	Parallel   int               `json:"parallelism"`
-	NoSeries   bool              `json:"noQueueSeries"`
-	ShowLogs   bool              `json:"showLogs"`
-	LogLevel   int               `json:"logLevel"`
+	Settings Settings `json:"settings"`
+	// TestCase and Workload name the selected workload in Settings.Source.
+	TestCase   string  `json:"testCase"`
+	Workload   string  `json:"workload"`
+	Variant    Variant `json:"variant"`
+	RunID      string  `json:"runID"`
+	ResultPath string  `json:"resultPath"`
 }
 
 // ErrInterrupted is returned by Run after SIGINT or SIGTERM.
@@ -325,21 +329,12 @@ func (p *Plan) runChild(ctx context.Context, hardStop <-chan struct{}, exe, tmp 
 	o := &p.opts
 	id := runner.NewRunID()
 	spec := ChildSpec{
-		File:       p.path,
-		Embedded:   p.embedded,
+		Settings:   o.Settings,
 		TestCase:   s.TestCase,
 		Workload:   s.Workload,
 		Variant:    v,
-		Cluster:    o.Cluster,
-		Settings:   o.Settings,
-		Topic:      o.Topic,
 		RunID:      id,
 		ResultPath: filepath.Join(tmp, id+".result.json"),
-		Terminal:   o.Terminal,
-		Parallel:   o.Parallelism,
-		NoSeries:   o.NoSeries,
-		ShowLogs:   o.ShowLogs,
-		LogLevel:   o.LogLevel,
 	}
 	failed := func(err error) *runner.Result {
 		return &runner.Result{Path: p.path, TestCase: s.TestCase, Workload: s.Workload, Variant: v.Name, Error: err.Error()}
@@ -401,7 +396,7 @@ func (p *Plan) runChild(ctx context.Context, hardStop <-chan struct{}, exe, tmp 
 // the command that removes it.
 func (p *Plan) leftBehind(spec ChildSpec) string {
 	if p.reg.LeftBehind != nil {
-		return p.reg.LeftBehind(spec.Settings, spec.RunID)
+		return p.reg.LeftBehind(spec.Settings.Provider, spec.RunID)
 	}
 	return fmt.Sprintf("everything run %s created carries the label %s=%s", spec.RunID, runner.RunLabelKey, spec.RunID)
 }

@@ -2,9 +2,11 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +17,7 @@ import (
 )
 
 func defaults() Options {
-	return Options{Source: "backoff-drain", Cluster: provider.NameKind, Parallelism: DefaultParallelism, LabelFilter: workload.DefaultPerfLabelFilter}
+	return Options{Settings: Settings{Source: "backoff-drain", Cluster: provider.NameKind, Parallelism: DefaultParallelism, LabelFilter: workload.DefaultPerfLabelFilter}}
 }
 
 // TestPrepare checks what a run refuses before anything starts, with the
@@ -39,14 +41,14 @@ func TestPrepare(t *testing.T) {
 		{"unknown cluster", func(o *Options) { o.Cluster = "minikube" }, `unknown cluster provider "minikube": want one of kind, kubeconfig`},
 		{"embedded is elsewhere", func(o *Options) { o.Cluster = provider.NameEmbedded }, "make build-perf"},
 		{"keep without kind", func(o *Options) {
-			o.Cluster, o.Settings.Keep, o.Settings.AllowExisting = provider.NameKubeconfig, true, true
+			o.Cluster, o.Provider.Keep, o.Provider.AllowExisting = provider.NameKubeconfig, true, true
 		}, "--keep does not apply to --cluster kubeconfig (it is for --cluster kind)"},
-		{"keep with kind", func(o *Options) { o.Settings.Keep = true }, ""},
+		{"keep with kind", func(o *Options) { o.Provider.Keep = true }, ""},
 		{"kubeconfig without the flag", func(o *Options) { o.Cluster = provider.NameKubeconfig }, "add --allow-existing-cluster"},
-		{"kubeconfig with the flag", func(o *Options) { o.Cluster, o.Settings.AllowExisting = provider.NameKubeconfig, true }, ""},
-		{"allow-existing on kind", func(o *Options) { o.Settings.AllowExisting = true }, "--allow-existing-cluster does not apply to --cluster kind"},
+		{"kubeconfig with the flag", func(o *Options) { o.Cluster, o.Provider.AllowExisting = provider.NameKubeconfig, true }, ""},
+		{"allow-existing on kind", func(o *Options) { o.Provider.AllowExisting = true }, "--allow-existing-cluster does not apply to --cluster kind"},
 		{"compare on an existing cluster", func(o *Options) {
-			o.Cluster, o.Settings.AllowExisting, o.Compare = provider.NameKubeconfig, true, "SchedulerPopFromBackoffQ"
+			o.Cluster, o.Provider.AllowExisting, o.Compare = provider.NameKubeconfig, true, "SchedulerPopFromBackoffQ"
 		}, "--compare SchedulerPopFromBackoffQ needs a cluster the run starts"},
 		{"compare an unknown gate", func(o *Options) { o.Compare = "NoSuchGate" }, "--compare NoSuchGate: unrecognized feature gate: NoSuchGate"},
 		{"compare a locked gate", func(o *Options) { o.Compare = "NodeInclusionPolicyInPodTopologySpread" }, "--compare NodeInclusionPolicyInPodTopologySpread: cannot set feature gate NodeInclusionPolicyInPodTopologySpread to false"},
@@ -76,8 +78,8 @@ func TestPrepare_plan(t *testing.T) {
 	if p.opts.LabelFilter != "" {
 		t.Errorf("--workload keeps label filter %q", p.opts.LabelFilter)
 	}
-	if !p.embedded || p.opts.Topic != "backoff-drain" || len(p.selected) != 1 || p.selected[0].Workload != "4Nodes_40Blocked" {
-		t.Errorf("embedded %t, topic %q, selected %d", p.embedded, p.opts.Topic, len(p.selected))
+	if p.opts.Source != "backoff-drain" || p.opts.Topic != "backoff-drain" || len(p.selected) != 1 || p.selected[0].Workload != "4Nodes_40Blocked" {
+		t.Errorf("source %q, topic %q, selected %d", p.opts.Source, p.opts.Topic, len(p.selected))
 	}
 	if len(p.variants) != 2 || !p.variants[0].Gates["SchedulerPopFromBackoffQ"] || p.variants[1].Gates["SchedulerPopFromBackoffQ"] {
 		t.Errorf("variants %+v, want the gate on, then off", p.variants)
@@ -99,8 +101,8 @@ func TestPrepare_plan(t *testing.T) {
 	if p, err = Prepare(o); err != nil {
 		t.Fatal(err)
 	}
-	if p.embedded || p.opts.Topic != "mine" || p.path != path {
-		t.Errorf("embedded %t, topic %q, path %q", p.embedded, p.opts.Topic, p.path)
+	if p.opts.Source != path || p.opts.Topic != "mine" || p.path != path {
+		t.Errorf("source %q, topic %q, path %q", p.opts.Source, p.opts.Topic, p.path)
 	}
 }
 
@@ -257,5 +259,49 @@ func TestWatchInterrupts(t *testing.T) {
 			}
 			close(sigs)
 		})
+	}
+}
+
+// TestRun_childGetsTheSettings: each workload's process is given the run's
+// settings whole, as Prepare resolved them, in its spec file, plus the
+// workload and variant it runs.
+func TestRun_childGetsTheSettings(t *testing.T) {
+	o := defaults()
+	dir := t.TempDir()
+	o.Workload, o.Out, o.Compare = "4Nodes_40Blocked", filepath.Join(dir, "run"), "SchedulerPopFromBackoffQ"
+	o.Parallelism, o.NoSeries, o.ShowLogs, o.LogLevel, o.Terminal = 7, true, true, 4, true
+	o.Provider.Keep, o.Provider.KindImage = true, "kindest/node:v1.36.3"
+	o.Stdout, o.Stderr = &strings.Builder{}, &strings.Builder{}
+	o.Executable = "/bin/sh"
+	// The child copies its spec (the argument after --spec) and fails.
+	o.ChildArgs = []string{"-c", `cat "$2" >>"$0"; echo >>"$0"; exit 3`, filepath.Join(dir, "specs")}
+	p, err := Prepare(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Run(context.Background(), nil); err == nil {
+		t.Fatal("Run() = nil, though every workload's process failed")
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "specs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d workload processes, want 2 (the gate on, then off):\n%s", len(lines), data)
+	}
+	want := o.Settings
+	want.LabelFilter, want.Topic = "", "backoff-drain" // as Prepare resolves them
+	for i, line := range lines {
+		var spec ChildSpec
+		if err := json.Unmarshal([]byte(line), &spec); err != nil {
+			t.Fatalf("spec %d: %v\n%s", i, err, line)
+		}
+		if !reflect.DeepEqual(spec.Settings, want) {
+			t.Errorf("spec %d settings:\n got %+v\nwant %+v", i, spec.Settings, want)
+		}
+		if spec.TestCase == "" || spec.Workload != "4Nodes_40Blocked" || spec.Variant.Name != p.variants[i].Name || spec.RunID == "" {
+			t.Errorf("spec %d: test case %q, workload %q, variant %q, run %q", i, spec.TestCase, spec.Workload, spec.Variant.Name, spec.RunID)
+		}
 	}
 }
