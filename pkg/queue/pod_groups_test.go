@@ -8,21 +8,8 @@ import (
 // newGroupHarness is newHarness on v1.37 with GenericWorkload and the
 // SchedulingGates PreEnqueue plugin.
 func newGroupHarness(t *testing.T, pfb bool) *harness {
-	h := &harness{t: t, c: &fakeClock{now: epoch}, m: NewRecorder(), pod: map[string]*Pod{}}
-	nodeAdd := ClusterEvent{Resource: ResourceNode, ActionType: Add}
-	hint := func(plugin string) *QueueingHintFunction {
-		return &QueueingHintFunction{PluginName: plugin, QueueingHintFn: func(_ *Pod, _, newObj any) (QueueingHint, error) {
-			if s, ok := newObj.(string); ok && s == plugin {
-				return Queue, nil
-			}
-			return QueueSkip, nil
-		}}
-	}
-	h.q = NewPriorityQueue(WithClock(h.c), WithPopFromBackoffQ(pfb), WithMetricsRecorder(h.m),
-		WithVersion(V1_37), WithGenericWorkload(true),
-		WithPreEnqueuePluginMap(map[string][]PreEnqueuePlugin{DefaultSchedulerName: {gates{}}}),
-		WithQueueingHintMapPerProfile(QueueingHintMapPerProfile{DefaultSchedulerName: {nodeAdd: {hint("A"), hint("B")}}}))
-	return h
+	return newHarness(t, pfb, WithVersion(V1_37), WithGenericWorkload(true),
+		WithPreEnqueuePluginMap(map[string][]PreEnqueuePlugin{DefaultSchedulerName: {gates{}}}))
 }
 
 func (h *harness) addMember(name, group string, gated bool) {

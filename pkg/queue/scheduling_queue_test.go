@@ -18,7 +18,7 @@ type harness struct {
 
 // newHarness builds a queue whose plugins "A" and "B" are registered for
 // NodeAdd and answer Queue when the event's new object names them.
-func newHarness(t *testing.T, pfb bool) *harness {
+func newHarness(t *testing.T, pfb bool, opts ...Option) *harness {
 	h := &harness{t: t, c: &fakeClock{now: epoch}, m: NewRecorder(), pod: map[string]*Pod{}}
 	nodeAdd := ClusterEvent{Resource: ResourceNode, ActionType: Add}
 	hint := func(plugin string) *QueueingHintFunction {
@@ -29,8 +29,8 @@ func newHarness(t *testing.T, pfb bool) *harness {
 			return QueueSkip, nil
 		}}
 	}
-	h.q = NewPriorityQueue(WithClock(h.c), WithPopFromBackoffQ(pfb), WithMetricsRecorder(h.m),
-		WithQueueingHintMapPerProfile(QueueingHintMapPerProfile{DefaultSchedulerName: {nodeAdd: {hint("A"), hint("B")}}}))
+	h.q = NewPriorityQueue(append([]Option{WithClock(h.c), WithPopFromBackoffQ(pfb), WithMetricsRecorder(h.m),
+		WithQueueingHintMapPerProfile(QueueingHintMapPerProfile{DefaultSchedulerName: {nodeAdd: {hint("A"), hint("B")}}})}, opts...)...)
 	return h
 }
 

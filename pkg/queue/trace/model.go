@@ -278,6 +278,12 @@ func (m *Model) Add(name string, priority int32, gates []string) {
 
 // addIndex implements indexedDriver.
 func (m *Model) addIndex(i int32, priority int32, gates []string) {
+	m.addPod(i, priority, gates, "")
+}
+
+// addPod adds pod i, a member of the pod group named group ("" for none:
+// an add without a group makes a pod of no group, whatever it was).
+func (m *Model) addPod(i int32, priority int32, gates []string, group string) {
 	st := m.state(i)
 	var p *queue.Pod
 	if st.pod != nil {
@@ -286,9 +292,7 @@ func (m *Model) addIndex(i int32, priority int32, gates []string) {
 	} else {
 		p = m.newPod(i)
 	}
-	p.Priority, p.SchedulingGates = priority, gates
-	// An add without a group makes a pod of no group, whatever it was.
-	p.PodGroup = ""
+	p.Priority, p.SchedulingGates, p.PodGroup = priority, gates, group
 	st.pod, st.shared = p, false
 	m.Queue.Add(p)
 }
@@ -439,18 +443,8 @@ func (m *Model) DeletePodGroup(group string) {
 
 // AddGroupMember implements GroupDriver.
 func (m *Model) AddGroupMember(pod string, priority int32, gates []string, group string) {
-	i := m.indexOf(pod)
-	st := m.state(i)
-	var p *queue.Pod
-	if st.pod != nil {
-		p = m.copyPod(st.pod)
-	} else {
-		p = m.newPod(i)
-	}
-	_, p.PodGroup, _ = strings.Cut(group, "/")
-	p.Priority, p.SchedulingGates = priority, gates
-	st.pod, st.shared = p, false
-	m.Queue.Add(p)
+	_, name, _ := strings.Cut(group, "/")
+	m.addPod(m.indexOf(pod), priority, gates, name)
 }
 
 // PopEntity implements GroupDriver.
