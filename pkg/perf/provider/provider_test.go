@@ -3,8 +3,8 @@ package provider
 import (
 	"context"
 	"errors"
-	"fmt"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
