@@ -224,7 +224,8 @@ clean:
 # is perf/'s (perf/go.mod) unless KUBE_VERSION names another.
 KIND_VERSION    ?= $(shell awk '$$1 == "sigs.k8s.io/kind" { print $$2 }' go.mod)
 KUBE_VERSION    ?= $(PERF_KUBE_VERSION)
-KIND_NODE_IMAGE ?= schedq.local/kind-node:$(KUBE_VERSION)
+KIND_NODE_REPO  ?= schedq.local/kind-node
+KIND_NODE_IMAGE ?= $(KIND_NODE_REPO):$(KUBE_VERSION)
 # The versions make test-kind-versions builds images of and tests.
 KIND_TEST_VERSIONS ?= v1.34.4 v1.35.4 v1.36.3 v1.37.2
 
@@ -258,9 +259,9 @@ test-kind-versions: ## status and explain on a kind cluster of each of KIND_TEST
 	$(MAKE) --no-print-directory kind build
 	@for v in $(KIND_TEST_VERSIONS); do \
 	  echo "== $$v: node image"; b=$$(date +%s); \
-	  $(MAKE) --no-print-directory kind-node-image KUBE_VERSION=$$v KIND_NODE_IMAGE=schedq.local/kind-node:$$v || exit 1; \
+	  $(MAKE) --no-print-directory kind-node-image KUBE_VERSION=$$v KIND_NODE_IMAGE=$(KIND_NODE_REPO):$$v || exit 1; \
 	  echo "== $$v: node image ready in $$(( $$(date +%s) - b ))s; TestKind"; b=$$(date +%s); \
-	  SCHEDQ_KIND_E2E=1 SCHEDQ_KIND_IMAGE=schedq.local/kind-node:$$v SCHEDQ_KIND_KUBE_VERSION=$$v KIND=$(CURDIR)/$(BIN)/kind SCHEDQ_PLUGIN=$(CURDIR)/$(BIN)/kubectl-schedq \
+	  SCHEDQ_KIND_E2E=1 SCHEDQ_KIND_IMAGE=$(KIND_NODE_REPO):$$v SCHEDQ_KIND_KUBE_VERSION=$$v KIND=$(CURDIR)/$(BIN)/kind SCHEDQ_PLUGIN=$(CURDIR)/$(BIN)/kubectl-schedq \
 	    $(GO) test -count=1 -timeout 30m -v -run '^TestKind$$' ./e2e/kind/ || exit 1; \
 	  echo "== $$v: TestKind passed in $$(( $$(date +%s) - b ))s"; \
 	done

@@ -143,11 +143,24 @@ func (c *cluster) checkNothingLeft(t *testing.T, networksBefore []string) {
 	}
 }
 
-// plugin runs bin/kubectl-schedq with a bound on its time.
+// plugin runs bin/kubectl-schedq with a bound on its time. It returns
+// standard output, which -o json keeps to the JSON document; warnings on
+// standard error are logged, and a failure returns both.
 func plugin(t *testing.T, kubeconfig string, args ...string) (string, error) {
 	t.Helper()
 	bin := env(t, "SCHEDQ_PLUGIN", "")
-	return run(context.Background(), 2*time.Minute, bin, append(args, "--kubeconfig", kubeconfig)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, append(args, "--kubeconfig", kubeconfig)...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String() + stderr.String(), err
+	}
+	if stderr.Len() > 0 {
+		t.Logf("%s: %s", strings.Join(args, " "), strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
 }
 
 func pod(name, cpu string) *corev1.Pod {
