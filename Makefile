@@ -253,7 +253,8 @@ test-kind: ## end-to-end tests on a kind cluster: Docker, the node image, bin/ki
 	  $(GO) test -count=1 -timeout 30m -v ./e2e/kind/
 
 # Not in CI: each version other than perf/'s compiles its own Kubernetes
-# (a node image build of its own, tens of minutes on two cores).
+# (up to 13 minutes a version on two cores with a cold cache); the tests
+# take about 30 s a version once its image is built.
 test-kind-versions: ## status and explain on a kind cluster of each of KIND_TEST_VERSIONS (builds each node image; the scheduler's version and model checked)
 	e2e/infra/docker-engine.sh up
 	$(MAKE) --no-print-directory kind build
