@@ -366,5 +366,7 @@ trap - EXIT
 # keeps only the node image (and the root filesystem image, a cache).
 docker rmi "$IMAGE-stage" $(docker image inspect -f '{{index .RepoTags 0}}' $(for t in "$IMGS"/*.tar; do tar -xOf "$t" manifest.json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["RepoTags"][0])'; done) 2>/dev/null) >/dev/null 2>&1 || true
 [ -n "$old" ] && [ "$old" != "$(docker image inspect -f '{{.Id}}' "$IMAGE")" ] && docker rmi "$old" >/dev/null 2>&1 || true
+# The image archives and build contexts are in the image now (~1 GB).
+rm -rf "$IMGS" "$OUT/ctx"
 step "built $IMAGE ($(docker image inspect -f '{{.Size}}' "$IMAGE" | awk '{printf "%.0f MB", $1/1e6}'))"
 echo "$IMAGE"
