@@ -224,33 +224,57 @@ demo: ## the main job: embedded control plane, status, explain -A, backoff drain
 clean:
 	rm -rf $(BIN) dist
 
-# kind: a node image built offline, the kind CLI from Go modules, and the
-# end-to-end tests on a kind cluster (hack/kind-node, e2e/kind).
-KIND_VERSION    ?= v0.32.0
-KIND_NODE_IMAGE ?= schedq.local/kind-node:v1.36.3
+# kind. What a user runs is `kubectl schedq perf --cluster kind` (kind's
+# library, linked into the plugin, with kind's default node image). The
+# targets below are test infrastructure (e2e/infra): a machine without
+# network builds its node image offline, and one whose containers lack
+# CAP_SYS_RESOURCE gets a runc wrapper; see e2e/infra/README.md.
+# kind is the version the plugin links (go.mod); the node image's Kubernetes
+# is perf/'s (perf/go.mod) unless KUBE_VERSION names another.
+KIND_VERSION    ?= $(shell awk '$$1 == "sigs.k8s.io/kind" { print $$2 }' go.mod)
+KUBE_VERSION    ?= $(PERF_KUBE_VERSION)
+KIND_NODE_REPO  ?= schedq.local/kind-node
+KIND_NODE_IMAGE ?= $(KIND_NODE_REPO):$(KUBE_VERSION)
+# The versions make test-kind-versions builds images of and tests.
+KIND_TEST_VERSIONS ?= v1.34.4 v1.35.4 v1.36.3 v1.37.2
 
-.PHONY: kind kind-node-image docker-up docker-down test-kind
+.PHONY: kind kind-node-image docker-up docker-down test-kind test-kind-versions
 
-kind: $(BIN)/kind ## the kind CLI from Go modules → bin/kind
+kind: $(BIN)/kind ## the kind CLI from Go modules (the version the plugin links) → bin/kind
 
-$(BIN)/kind:
+$(BIN)/kind: go.mod
 	GOBIN=$(CURDIR)/$(BIN) $(GO) install sigs.k8s.io/kind@$(KIND_VERSION)
 
-docker-up: ## a Docker engine for the kind tests (installs and starts one where none answers)
-	hack/docker-engine.sh up
+docker-up: ## a Docker engine for the kind tests (installs and starts one where none answers; test infrastructure)
+	e2e/infra/docker-engine.sh up
 
 docker-down: ## stop what docker-up started
-	hack/docker-engine.sh down
+	e2e/infra/docker-engine.sh down
 
-kind-node-image: ## the kind node image $(KIND_NODE_IMAGE), built offline (skipped when its inputs are unchanged)
-	GO=$(GO) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) hack/kind-node/build.sh
+kind-node-image: ## the kind node image $(KIND_NODE_IMAGE) built offline (KUBE_VERSION=v1.34.4|v1.35.4|v1.36.3|v1.37.2; skipped when its inputs are unchanged)
+	GO=$(GO) KUBE_VERSION=$(KUBE_VERSION) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) e2e/infra/kind-node/build.sh
 
 # A real Prometheus (Debian's package, installed when missing) scrapes the
 # kind cluster's scheduler as an operator's does; the tests start it.
 test-kind: ## end-to-end tests on a kind cluster: Docker, the node image, bin/kind, bin/kubectl-schedq, Prometheus
-	@echo "test-kind: needs a Docker engine that can run privileged containers (hack/docker-engine.sh up), the node image and bin/kind"
-	hack/docker-engine.sh up
+	@echo "test-kind: needs a Docker engine that can run privileged containers (e2e/infra/docker-engine.sh up), the node image and bin/kind"
+	e2e/infra/docker-engine.sh up
 	hack/install-prometheus.sh
 	$(MAKE) --no-print-directory kind-node-image kind build
-	SCHEDQ_KIND_E2E=1 SCHEDQ_KIND_IMAGE=$(KIND_NODE_IMAGE) KIND=$(CURDIR)/$(BIN)/kind SCHEDQ_PLUGIN=$(CURDIR)/$(BIN)/kubectl-schedq SCHEDQ_PROMETHEUS=$$(command -v prometheus) \
+	SCHEDQ_KIND_E2E=1 SCHEDQ_KIND_IMAGE=$(KIND_NODE_IMAGE) SCHEDQ_KIND_KUBE_VERSION=$(KUBE_VERSION) KIND=$(CURDIR)/$(BIN)/kind SCHEDQ_PLUGIN=$(CURDIR)/$(BIN)/kubectl-schedq SCHEDQ_PROMETHEUS=$$(command -v prometheus) \
 	  $(GO) test -count=1 -timeout 30m -v ./e2e/kind/
+
+# Not in CI: each version other than perf/'s compiles its own Kubernetes
+# (up to 13 minutes a version on two cores with a cold cache); the tests
+# take about 30 s a version once its image is built.
+test-kind-versions: ## status and explain on a kind cluster of each of KIND_TEST_VERSIONS (builds each node image; the scheduler's version and model checked)
+	e2e/infra/docker-engine.sh up
+	$(MAKE) --no-print-directory kind build
+	@for v in $(KIND_TEST_VERSIONS); do \
+	  echo "== $$v: node image"; b=$$(date +%s); \
+	  $(MAKE) --no-print-directory kind-node-image KUBE_VERSION=$$v KIND_NODE_IMAGE=$(KIND_NODE_REPO):$$v || exit 1; \
+	  echo "== $$v: node image ready in $$(( $$(date +%s) - b ))s; TestKind"; b=$$(date +%s); \
+	  SCHEDQ_KIND_E2E=1 SCHEDQ_KIND_IMAGE=$(KIND_NODE_REPO):$$v SCHEDQ_KIND_KUBE_VERSION=$$v KIND=$(CURDIR)/$(BIN)/kind SCHEDQ_PLUGIN=$(CURDIR)/$(BIN)/kubectl-schedq \
+	    $(GO) test -count=1 -timeout 30m -v -run '^TestKind$$' ./e2e/kind/ || exit 1; \
+	  echo "== $$v: TestKind passed in $$(( $$(date +%s) - b ))s"; \
+	done

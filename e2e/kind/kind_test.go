@@ -82,10 +82,10 @@ func newCluster(t *testing.T) *cluster {
 		t.Skip("kind end-to-end tests run with SCHEDQ_KIND_E2E=1 (make test-kind)")
 	}
 	if out, err := run(context.Background(), 30*time.Second, "docker", "info"); err != nil {
-		t.Fatalf("SCHEDQ_KIND_E2E=1 but no Docker engine answers (hack/docker-engine.sh up starts one): %v\n%s", err, out)
+		t.Fatalf("SCHEDQ_KIND_E2E=1 but no Docker engine answers (e2e/infra/docker-engine.sh up starts one): %v\n%s", err, out)
 	}
 	kind := env(t, "KIND", "kind")
-	image := env(t, "SCHEDQ_KIND_IMAGE", "schedq.local/kind-node:v1.36.3")
+	image := env(t, "SCHEDQ_KIND_IMAGE", "")
 	c := &cluster{
 		name:       fmt.Sprintf("%s%06d", env(t, "SCHEDQ_KIND_CLUSTER_PREFIX", "schedq-e2e-"), rand.IntN(1000000)),
 		kubeconfig: filepath.Join(t.TempDir(), "kubeconfig"),
@@ -147,11 +147,24 @@ func (c *cluster) checkNothingLeft(t *testing.T, networksBefore []string) {
 	}
 }
 
-// plugin runs bin/kubectl-schedq with a bound on its time.
+// plugin runs bin/kubectl-schedq with a bound on its time. It returns
+// standard output, which -o json keeps to the JSON document; warnings on
+// standard error are logged, and a failure returns both.
 func plugin(t *testing.T, kubeconfig string, args ...string) (string, error) {
 	t.Helper()
 	bin := env(t, "SCHEDQ_PLUGIN", "")
-	return run(context.Background(), 2*time.Minute, bin, append(args, "--kubeconfig", kubeconfig)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, append(args, "--kubeconfig", kubeconfig)...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String() + stderr.String(), err
+	}
+	if stderr.Len() > 0 {
+		t.Logf("%s: %s", strings.Join(args, " "), strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
 }
 
 func pod(name, cpu string) *corev1.Pod {
@@ -313,6 +326,14 @@ type statusJSON struct {
 	Error string `json:"error"`
 }
 
+type schedulerJSON struct {
+	Scheduler struct {
+		Version   string `json:"version"`
+		Model     string `json:"model"`
+		ModelNote string `json:"modelNote"`
+	} `json:"scheduler"`
+}
+
 type explainJSON struct {
 	Items []struct {
 		Namespace, Name, Queue string
@@ -325,16 +346,29 @@ type explainJSON struct {
 	} `json:"config"`
 }
 
-// readsTheScheduler checks that explain chose the model from the
-// scheduler's own version and read its configuration from /configz and
-// /flagz (served by default from v1.36, the node image's version).
+// kubeVersion is the Kubernetes version of the node image (make test-kind
+// sets it), and its model: v1.MINOR.
+func kubeVersion(t *testing.T) (version, model string, minor int) {
+	t.Helper()
+	version = env(t, "SCHEDQ_KIND_KUBE_VERSION", "")
+	if _, err := fmt.Sscanf(version, "v1.%d.", &minor); err != nil {
+		t.Fatalf("SCHEDQ_KIND_KUBE_VERSION=%q: want v1.MINOR.PATCH", version)
+	}
+	return version, fmt.Sprintf("v1.%d", minor), minor
+}
+
+// readsTheScheduler checks that explain chose the model of the node
+// image's scheduler from its own version and read its configuration from
+// /configz and, where served by default (v1.36 on), /flagz.
 func readsTheScheduler(t *testing.T, e explainJSON) {
 	t.Helper()
-	if e.Model == "" || !strings.Contains(e.ModelSource, "kubernetes_build_info") {
-		t.Errorf("model %q from %q, want the scheduler's kubernetes_build_info", e.Model, e.ModelSource)
+	_, model, minor := kubeVersion(t)
+	if e.Model != model || !strings.Contains(e.ModelSource, "kubernetes_build_info") {
+		t.Errorf("model %q from %q, want %s from the scheduler's kubernetes_build_info", e.Model, e.ModelSource, model)
 	}
-	if !strings.Contains(e.Config.Source, "/configz") || !strings.Contains(e.Config.Source, "/flagz") || e.Config.PodMaxInUnschedulablePods != "5m0s" {
-		t.Errorf("config %+v, want it read from /configz and /flagz (leftover 5m0s)", e.Config)
+	flagz := minor < 36 || strings.Contains(e.Config.Source, "/flagz")
+	if !strings.Contains(e.Config.Source, "/configz") || !flagz || e.Config.PodMaxInUnschedulablePods != "5m0s" {
+		t.Errorf("config %+v, want it read from /configz and, from v1.36, /flagz (leftover 5m0s)", e.Config)
 	}
 }
 
@@ -361,6 +395,21 @@ func TestKind(t *testing.T) {
 				p.Active+p.Backoff == int64(len(denied))
 			return ok, fmt.Sprintf("pending %+v; want unschedulable %d, gated %d, active+backoff %d", p, len(parked), len(gated), len(denied))
 		})
+	})
+
+	t.Run("status names the scheduler's version and model", func(t *testing.T) {
+		version, model, _ := kubeVersion(t)
+		out, err := plugin(t, c.kubeconfig, "status", "-o", "json")
+		if err != nil {
+			t.Fatalf("status: %v\n%s", err, out)
+		}
+		var s schedulerJSON
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatalf("status -o json: %v\n%s", err, out)
+		}
+		if got := s.Scheduler; got.Version != version || got.Model != model || got.ModelNote != "" {
+			t.Errorf("scheduler %+v, want version %s read as model %s", got, version, model)
+		}
 	})
 
 	t.Run("explain places every pod", func(t *testing.T) {

@@ -26,10 +26,10 @@ func perfEnv(t *testing.T) (plugin, image string, environ []string) {
 		t.Skip("kind end-to-end tests run with SCHEDQ_KIND_E2E=1 (make test-kind)")
 	}
 	if out, err := run(context.Background(), 30*time.Second, "docker", "info"); err != nil {
-		t.Fatalf("SCHEDQ_KIND_E2E=1 but no Docker engine answers (hack/docker-engine.sh up starts one): %v\n%s", err, out)
+		t.Fatalf("SCHEDQ_KIND_E2E=1 but no Docker engine answers (e2e/infra/docker-engine.sh up starts one): %v\n%s", err, out)
 	}
 	plugin = env(t, "SCHEDQ_PLUGIN", "")
-	image = env(t, "SCHEDQ_KIND_IMAGE", "schedq.local/kind-node:v1.36.3")
+	image = env(t, "SCHEDQ_KIND_IMAGE", "")
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	t.Cleanup(func() {
 		if data, err := os.ReadFile(kubeconfig); err == nil && strings.Contains(string(data), "schedq-perf") {

@@ -37,7 +37,7 @@ func TestPortForward_kind(t *testing.T) {
 	}
 	kind, err := exec.LookPath("kind")
 	if err != nil {
-		t.Skip("no kind CLI on PATH (go install sigs.k8s.io/kind@v0.32.0)")
+		t.Skip("no kind CLI on PATH (make kind builds bin/kind)")
 	}
 
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")

@@ -162,7 +162,7 @@ once and prints what is left and the command that removes it.`,
 	f.IntVar(&o.opts.Parallelism, "parallelism", o.opts.Parallelism, "goroutines that create pods and nodes (upstream: 30)")
 	f.BoolVar(&o.opts.NoSeries, "no-queue-series", o.opts.NoSeries, "do not sample the queue every second (one metrics read per second less)")
 	f.BoolVar(&o.opts.Provider.Keep, provider.FlagKeep, false, "kind: keep the cluster after the workload")
-	f.StringVar(&o.opts.Provider.KindImage, provider.FlagKindImage, "", "kind: node image (default: kind's image for its Kubernetes release)")
+	f.StringVar(&o.opts.Provider.KindImage, provider.FlagKindImage, "", "kind: node image (default: kind's own, "+provider.KindDefaultImage()+", pulled when missing; offline, an image already on this machine)")
 	f.StringVar(&o.opts.Provider.KindName, provider.FlagKindName, "", "kind: cluster name (default: schedq-perf-<run id>)")
 	f.BoolVar(&o.opts.Provider.AllowExisting, provider.FlagAllowExisting, false, "kubeconfig: allow running on an existing cluster; the run creates nodes and pods there and deletes them at the end")
 	f.StringVar(&o.opts.Provider.MetricsURL, provider.FlagMetricsURL, "", "kubeconfig: the scheduler's /metrics (default: the kubeconfig's scheduler extension, else a port-forward to the kube-scheduler pod)")

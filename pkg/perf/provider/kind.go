@@ -29,7 +29,7 @@ import (
 
 // Kind creates a kind cluster per workload: the real kube-scheduler,
 // kube-apiserver and kube-controller-manager of a kind node image
-// (kind v0.32.0's default, Kubernetes v1.36.1), configured the way
+// (KindDefaultImage unless Image names one), configured the way
 // upstream's in-process harness runs them (see KindConfig). The scheduler's
 // metrics are read through a port-forward. The cluster is deleted after the
 // workload unless Keep.
@@ -61,8 +61,29 @@ func init() {
 }
 
 // ErrNoContainerRuntime is returned when kind has nothing to run its node
-// containers with.
-var ErrNoContainerRuntime = errors.New("kind needs Docker (or Podman or nerdctl) and none answers on this machine; start one, or run on a cluster you name with --cluster kubeconfig --allow-existing-cluster, or with schedq-perf (make build-perf) on --cluster embedded")
+// containers with. The remedy names only what the plugin runs.
+var ErrNoContainerRuntime = errors.New("kind needs Docker (or Podman or nerdctl) and none answers on this machine; start one, or run on a cluster you name with --cluster kubeconfig --allow-existing-cluster")
+
+// KindDefaultImage is the node image kind uses when none is named: kind's
+// own default for the kind library linked here (kindest/node:v1.37.0 for
+// kind v0.33.0), without its digest. kind pulls it when it is missing.
+func KindDefaultImage() string {
+	image, _, _ := strings.Cut(defaults.Image, "@")
+	return image
+}
+
+// kindImageAdvice is what a failed kind create adds about the node image
+// when the image could not be pulled: offline, the run needs an image this
+// machine already has, named with --kind-image.
+func kindImageAdvice(image string, named bool, err error) string {
+	if err == nil || !strings.Contains(err.Error(), "failed to pull image") {
+		return ""
+	}
+	if named {
+		return fmt.Sprintf("; the node image %s is not on this machine and could not be pulled: docker images lists the images here, and --%s names one", image, FlagKindImage)
+	}
+	return fmt.Sprintf("; kind's default node image %s could not be pulled (no network or no registry?): name a node image this machine has with --%s IMAGE (docker load one saved elsewhere, or build one with kind build node-image)", KindDefaultImage(), FlagKindImage)
+}
 
 // Name implements Provider.
 func (*Kind) Name() string { return NameKind }
@@ -265,7 +286,7 @@ func (k *Kind) Start(ctx context.Context, spec Spec) (_ *Instance, retErr error)
 				_ = removeUnusedNetwork(kindNetwork)
 			}
 		}
-		return nil, fmt.Errorf("kind create cluster %s (image %s): %w%s", name, image, err, commandOutput(err))
+		return nil, fmt.Errorf("kind create cluster %s (image %s): %w%s%s", name, image, err, kindImageAdvice(image, k.Image != "", err), commandOutput(err))
 	}
 	deleteCluster := func() error {
 		if k.Keep {

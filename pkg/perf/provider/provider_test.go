@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,6 +26,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
+	"sigs.k8s.io/kind/pkg/apis/config/defaults"
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	"sigs.k8s.io/yaml"
 
@@ -174,6 +176,61 @@ func TestKind_Start_noContainerRuntime(t *testing.T) {
 	_, err := (&Kind{}).Start(context.Background(), Spec{Workload: &workload.Selected{}})
 	if !errors.Is(err, ErrNoContainerRuntime) {
 		t.Errorf("Start() = %v, want ErrNoContainerRuntime", err)
+	}
+}
+
+// TestErrNoContainerRuntime_remedy checks that the advice without Docker
+// names only what the plugin runs: not --cluster embedded, which it refuses.
+func TestErrNoContainerRuntime_remedy(t *testing.T) {
+	msg := ErrNoContainerRuntime.Error()
+	if strings.Contains(msg, "embedded") || !strings.Contains(msg, "--cluster kubeconfig --allow-existing-cluster") {
+		t.Errorf("ErrNoContainerRuntime = %q, want the kubeconfig cluster as the remedy and no embedded cluster", msg)
+	}
+}
+
+// TestKindImageAdvice checks what a failed kind create adds about the node
+// image: only a failed pull gets advice, which names --kind-image, and
+// kind's default image when none was named.
+func TestKindImageAdvice(t *testing.T) {
+	pullErr := fmt.Errorf(`failed to pull image "%s": exit status 1`, defaults.Image)
+	for _, tc := range []struct {
+		name    string
+		image   string
+		named   bool
+		err     error
+		want    []string
+		wantNot []string
+	}{
+		{"kind's default, pull failed", defaults.Image, false, pullErr,
+			[]string{"kind's default node image " + KindDefaultImage(), "--kind-image", "kind build node-image"}, []string{"@sha256"}},
+		{"a named image, pull failed", "example.local/node:v1", true, errors.New(`failed to pull image "example.local/node:v1": exit status 1`),
+			[]string{"example.local/node:v1 is not on this machine", "--kind-image"}, []string{"kind's default"}},
+		{"another failure", defaults.Image, false, errors.New("failed to init node with kubeadm"), nil, []string{"--kind-image"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := kindImageAdvice(tc.image, tc.named, tc.err)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("advice %q lacks %q", got, w)
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(got, w) {
+					t.Errorf("advice %q has %q", got, w)
+				}
+			}
+			if len(tc.want) == 0 && got != "" {
+				t.Errorf("advice %q, want none", got)
+			}
+		})
+	}
+}
+
+// TestKindDefaultImage checks that the default named is kind's own v1.37
+// image, without its digest.
+func TestKindDefaultImage(t *testing.T) {
+	if got := KindDefaultImage(); !strings.HasPrefix(got, "kindest/node:v1.37.") || strings.Contains(got, "@") {
+		t.Errorf("KindDefaultImage() = %q, want kindest/node:v1.37.x (kind v0.33.0's)", got)
 	}
 }
 

@@ -9,28 +9,42 @@
 # lines with elapsed seconds; the last line of output is the image name.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-HERE=$ROOT/hack/kind-node
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+HERE=$ROOT/e2e/infra/kind-node
 OUT=$HERE/.build  # generated build inputs (gitignored)
 CACHE=$OUT/cache  # kept between builds: rootfs tarball, binaries
 GO=${GO:-go}
-IMAGE=${KIND_NODE_IMAGE:-schedq.local/kind-node:v1.36.3}
-KUBE_VERSION=v1.36.3
-KIND_MODULE=sigs.k8s.io/kind@v0.32.0
-# What kubeadm v1.36.3 expects (kubeadm config images list); checked below
-# against the built kubeadm so a version bump cannot drift silently.
-ETCD_TAG=3.6.8-0
-COREDNS_TAG=v1.14.2
-PAUSE_TAG=3.10.2
+# A go.work above the repository must not take over the generated modules.
+export GOWORK=off
+# The default is the version perf/ builds, so that the node image and perf/
+# compile the same packages (and CI compiles them once).
+PERF_KUBE_VERSION=$(awk '$1 == "k8s.io/kubernetes" { print $2 }' "$ROOT/perf/go.mod")
+KUBE_VERSION=${KUBE_VERSION:-$PERF_KUBE_VERSION}
+IMAGE=${KIND_NODE_IMAGE:-schedq.local/kind-node:$KUBE_VERSION}
+# kind's base-image files come from the kind the plugin links.
+KIND_MODULE=sigs.k8s.io/kind@$(awk '$1 == "sigs.k8s.io/kind" { print $2 }' "$ROOT/go.mod")
+
+step() { echo "[kind-node $(($(date +%s) - start))s] $*"; }
+die() { echo "kind-node: $*" >&2; exit 1; }
+hash() { sha256sum | cut -c1-16; }
+start=$(date +%s)
+
+# The images kubeadm of each version deploys (kubeadm config images list):
+# etcd, CoreDNS, pause. Checked below against the built kubeadm, so a row
+# cannot drift silently. A new version is a new row.
+case $KUBE_VERSION in
+v1.34.4) ETCD_TAG=3.6.5-0 COREDNS_TAG=v1.12.1 PAUSE_TAG=3.10.1 ;;
+v1.35.4) ETCD_TAG=3.6.6-0 COREDNS_TAG=v1.13.1 PAUSE_TAG=3.10.1 ;;
+v1.36.3) ETCD_TAG=3.6.8-0 COREDNS_TAG=v1.14.2 PAUSE_TAG=3.10.2 ;;
+v1.37.2) ETCD_TAG=3.7.0-0 COREDNS_TAG=v1.14.6 PAUSE_TAG=3.10.2 ;;
+*) die "KUBE_VERSION=$KUBE_VERSION: no row for it in e2e/infra/kind-node/build.sh (v1.34.4, v1.35.4, v1.36.3, v1.37.2 have one; add the images of \`kubeadm config images list --kubernetes-version $KUBE_VERSION\`)" ;;
+esac
+KUBE_MINOR=${KUBE_VERSION#v1.}
+KUBE_MINOR=${KUBE_MINOR%%.*}
 SUITE=bookworm
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 PACKAGES=jq,systemd,systemd-sysv,dbus,iproute2,iptables,kmod,mount,util-linux,containerd,runc,conntrack,ethtool,socat,ca-certificates,containernetworking-plugins,libseccomp2,procps,e2fsprogs,bash
 LABEL=io.schedq.kind-node.inputs
-
-start=$(date +%s)
-step() { echo "[kind-node $(($(date +%s) - start))s] $*"; }
-die() { echo "kind-node: $*" >&2; exit 1; }
-hash() { sha256sum | cut -c1-16; }
 
 # One build at a time: two would share the build directories.
 mkdir -p "$OUT"
@@ -38,46 +52,116 @@ exec 9>"$OUT/lock"
 flock -w 1800 9 || die "another build holds $OUT/lock"
 
 command -v docker >/dev/null && timeout 20 docker info >/dev/null 2>&1 ||
-	die "no Docker engine answers (hack/docker-engine.sh up starts one)"
+	die "no Docker engine answers (e2e/infra/docker-engine.sh up starts one)"
 
-# Every input that changes the image. Go's own version is one: it builds the binaries.
+# Every input that changes the image. The Go modules the binaries are built
+# from are generated from these (perf/go.mod for perf/'s version); Go's own
+# version builds the binaries.
+perf_mod=
+[ "$KUBE_VERSION" = "$PERF_KUBE_VERSION" ] && perf_mod=$(cat "$ROOT"/perf/go.{mod,sum})
 inputs=$({
-	cat "$HERE/build.sh" "$HERE"/k8s/go.{mod,sum} "$HERE"/coredns/go.{mod,sum} "$HERE"/files/*
-	echo "$KIND_MODULE $PACKAGES $SUITE $("$GO" env GOVERSION)"
+	cat "$HERE/build.sh" "$HERE"/files/*
+	echo "$perf_mod"
+	echo "$KUBE_VERSION $KIND_MODULE $PACKAGES $SUITE $("$GO" env GOVERSION)"
 } | hash)
 if [ "$(docker image inspect -f "{{index .Config.Labels \"$LABEL\"}}" "$IMAGE" 2>/dev/null || true)" = "$inputs" ]; then
 	step "up to date (inputs $inputs)"
 	echo "$IMAGE"
 	exit 0
 fi
-step "building $IMAGE (inputs $inputs)"
+step "building $IMAGE: Kubernetes $KUBE_VERSION, etcd $ETCD_TAG, CoreDNS $COREDNS_TAG, pause $PAUSE_TAG, kind $KIND_MODULE (inputs $inputs)"
 mkdir -p "$CACHE" "$OUT/logs"
 
+# The Go modules the binaries are built from, generated for this version
+# into $OUT/mod/$KUBE_VERSION: nothing per version is written by hand.
+MOD=$OUT/mod/$KUBE_VERSION
+rm -rf "$MOD" && mkdir -p "$MOD"/{k8s,etcd,coredns}
+# tools MODDIR PKG...: a tools.go that imports the commands to build.
+tools() {
+	local dir=$1
+	shift
+	{
+		echo '//go:build tools'
+		echo
+		echo '// Package tools pins the commands the kind node image carries.'
+		echo 'package tools'
+		echo
+		echo 'import ('
+		for p in "$@"; do echo "	_ \"$p\""; done
+		echo ')'
+	} >"$dir/tools.go"
+}
+step "Go modules for $KUBE_VERSION (into $MOD)"
+K8S_CMDS=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubeadm kubectl kubelet)
+(
+	cd "$MOD/k8s"
+	if [ -n "$perf_mod" ]; then
+		# perf/'s own module graph, so that every package is the one
+		# perf/ compiles (one build in the cache for both).
+		cp "$ROOT"/perf/go.{mod,sum} .
+		self=github.com/kubectl-schedq/kubectl-schedq
+		"$GO" mod edit -module "$self/e2e/infra/kind-node/k8s" -droprequire "$self" -dropreplace "$self"
+	else
+		"$GO" mod init github.com/kubectl-schedq/kubectl-schedq/e2e/infra/kind-node/k8s >/dev/null 2>&1
+		# k8s.io/kubernetes requires its staging modules at v0.0.0 and
+		# replaces them with ./staging paths that a consumer cannot see:
+		# pin each at the matching v0.x.y.
+		kdir=$("$GO" mod download -json "k8s.io/kubernetes@$KUBE_VERSION" | sed -n 's/^\s*"Dir": "\(.*\)",$/\1/p')
+		[ -f "$kdir/go.mod" ] || die "k8s.io/kubernetes@$KUBE_VERSION: not in the module cache or proxy"
+		edits=(-require "k8s.io/kubernetes@$KUBE_VERSION")
+		for m in $(awk '$2 == "=>" && $3 ~ /^\.\/staging\// { print $1 }' "$kdir/go.mod"); do
+			edits+=(-replace "$m=$m@v0.${KUBE_VERSION#v1.}")
+		done
+		"$GO" mod edit "${edits[@]}"
+	fi
+	tools . $(printf 'k8s.io/kubernetes/cmd/%s ' "${K8S_CMDS[@]}") go.etcd.io/etcd/server/v3/etcdmain
+	"$GO" mod tidy
+) >"$OUT/logs/mod-k8s.log" 2>&1 || { tail -20 "$OUT/logs/mod-k8s.log" >&2; die "generating the k8s module failed"; }
+# etcd at kubeadm's tag: from the k8s module when that selects it (so it is
+# perf/'s etcd for perf/'s version), else from a module of its own, which
+# leaves the Kubernetes binaries on the etcd client their release chose.
+ETCD_MOD=$MOD/k8s
+if [ "$(cd "$MOD/k8s" && "$GO" list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)" != "v${ETCD_TAG%-*}" ]; then
+	ETCD_MOD=$MOD/etcd
+	(
+		cd "$ETCD_MOD"
+		"$GO" mod init github.com/kubectl-schedq/kubectl-schedq/e2e/infra/kind-node/etcd
+		"$GO" mod edit -require "go.etcd.io/etcd/server/v3@v${ETCD_TAG%-*}"
+		tools . go.etcd.io/etcd/server/v3/etcdmain
+		"$GO" mod tidy
+	) >"$OUT/logs/mod-etcd.log" 2>&1 || { tail -20 "$OUT/logs/mod-etcd.log" >&2; die "generating the etcd module failed"; }
+fi
+(
+	cd "$MOD/coredns"
+	"$GO" mod init github.com/kubectl-schedq/kubectl-schedq/e2e/infra/kind-node/coredns
+	"$GO" mod edit -require "github.com/coredns/coredns@$COREDNS_TAG"
+	tools . github.com/coredns/coredns
+	"$GO" mod tidy
+) >"$OUT/logs/mod-coredns.log" 2>&1 || { tail -20 "$OUT/logs/mod-coredns.log" >&2; die "generating the coredns module failed"; }
+
 step "kind $KIND_MODULE from the module cache"
-KIND_DIR=$(cd "$HERE/k8s" && "$GO" mod download -json "$KIND_MODULE" | sed -n 's/^\s*"Dir": "\(.*\)",$/\1/p')
+KIND_DIR=$(cd "$MOD/k8s" && "$GO" mod download -json "$KIND_MODULE" | sed -n 's/^\s*"Dir": "\(.*\)",$/\1/p')
 [ -d "$KIND_DIR/images/base/files" ] || die "no kind base files in $KIND_DIR"
-KUBE_DIR=$(cd "$HERE/k8s" && "$GO" list -m -f '{{.Dir}}' k8s.io/kubernetes)
+KUBE_DIR=$(cd "$MOD/k8s" && "$GO" list -m -f '{{.Dir}}' k8s.io/kubernetes)
 
 # Each job writes to a cache path keyed by its own inputs, so a warm rebuild
 # skips it. Jobs run in parallel: debootstrap is network and disk, the Go
 # builds share the two cores.
 rootfs_key=$(echo "$SUITE $PACKAGES" | hash)
 ROOTFS_TAR=$CACHE/rootfs-$rootfs_key.tar
+BASE=schedq.local/kind-node-base:$rootfs_key
 kv=k8s.io/component-base/version
-KUBE_LDFLAGS="-s -w -X $kv.gitVersion=$KUBE_VERSION -X $kv.gitMajor=1 -X $kv.gitMinor=36 -X $kv.gitTreeState=clean -X $kv.buildDate=1970-01-01T00:00:00Z"
-k8s_key=$(cat "$HERE"/k8s/go.{mod,sum} <(echo "$KUBE_LDFLAGS $("$GO" env GOVERSION)") | hash)
-K8S_BIN=$CACHE/k8s-$k8s_key
-# etcd comes from the k8s module too, at the version its k8s.io/kubernetes
-# requires (kubeadm's etcd of that release), not from perf/go.mod, which may
-# be at another Kubernetes version.
-etcd_key=$(cat "$HERE"/k8s/go.{mod,sum} <(echo "etcd $("$GO" env GOVERSION)") | hash)
-ETCD_BIN=$CACHE/etcd-$etcd_key
-coredns_key=$(cat "$HERE"/coredns/go.{mod,sum} <(echo "$("$GO" env GOVERSION)") | hash)
-COREDNS_BIN=$CACHE/coredns-$coredns_key
+KUBE_LDFLAGS="-s -w -X $kv.gitVersion=$KUBE_VERSION -X $kv.gitMajor=1 -X $kv.gitMinor=$KUBE_MINOR -X $kv.gitTreeState=clean -X $kv.buildDate=1970-01-01T00:00:00Z"
+k8s_key=$(cat "$MOD"/k8s/go.{mod,sum} <(echo "$KUBE_LDFLAGS $("$GO" env GOVERSION)") | hash)
+K8S_BIN=$CACHE/k8s-$KUBE_VERSION-$k8s_key
+etcd_key=$(cat "$ETCD_MOD"/go.{mod,sum} <(echo "etcd $("$GO" env GOVERSION)") | hash)
+ETCD_BIN=$CACHE/etcd-$ETCD_TAG-$etcd_key
+coredns_key=$(cat "$MOD"/coredns/go.{mod,sum} <(echo "$("$GO" env GOVERSION)") | hash)
+COREDNS_BIN=$CACHE/coredns-$COREDNS_TAG-$coredns_key
 PAUSE_BIN=$CACHE/pause-$PAUSE_TAG
 
 job_rootfs() {
-	[ -f "$ROOTFS_TAR" ] && return
+	{ [ -f "$ROOTFS_TAR" ] || docker image inspect "$BASE" >/dev/null 2>&1; } && return
 	command -v debootstrap >/dev/null || {
 		DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -qq debootstrap >/dev/null 2>&1 ||
 			{ timeout 600 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -qq debootstrap; }
@@ -94,20 +178,20 @@ job_rootfs() {
 job_k8s() {
 	[ -x "$K8S_BIN/kubelet" ] && return
 	mkdir -p "$K8S_BIN.tmp"
-	(cd "$HERE/k8s" && CGO_ENABLED=0 "$GO" build -trimpath -o "$K8S_BIN.tmp/" -ldflags "$KUBE_LDFLAGS" \
+	(cd "$MOD/k8s" && CGO_ENABLED=0 "$GO" build -trimpath -o "$K8S_BIN.tmp/" -ldflags "$KUBE_LDFLAGS" \
 		k8s.io/kubernetes/cmd/{kube-apiserver,kube-controller-manager,kube-scheduler,kube-proxy,kubeadm,kubectl,kubelet})
 	rm -rf "$K8S_BIN" && mv "$K8S_BIN.tmp" "$K8S_BIN"
 }
 
 job_etcd() {
 	[ -x "$ETCD_BIN" ] && return
-	(cd "$HERE/k8s" && CGO_ENABLED=0 "$GO" build -trimpath -ldflags '-s -w' -o "$ETCD_BIN.tmp" go.etcd.io/etcd/server/v3)
+	(cd "$ETCD_MOD" && CGO_ENABLED=0 "$GO" build -trimpath -ldflags '-s -w' -o "$ETCD_BIN.tmp" go.etcd.io/etcd/server/v3)
 	mv "$ETCD_BIN.tmp" "$ETCD_BIN"
 }
 
 job_coredns() {
 	[ -x "$COREDNS_BIN" ] && return
-	(cd "$HERE/coredns" && CGO_ENABLED=0 "$GO" build -trimpath -ldflags '-s -w' -o "$COREDNS_BIN.tmp" github.com/coredns/coredns)
+	(cd "$MOD/coredns" && CGO_ENABLED=0 "$GO" build -trimpath -ldflags '-s -w' -o "$COREDNS_BIN.tmp" github.com/coredns/coredns)
 	mv "$COREDNS_BIN.tmp" "$COREDNS_BIN"
 }
 
@@ -136,9 +220,10 @@ for p in "${pids[@]}"; do
 	fi
 done
 [ "$failed" = 0 ] || die "a build job failed"
-# Drop cache entries of earlier inputs (each set of binaries is ~0.5 GB).
-for f in "$CACHE"/*; do
-	case $f in "$ROOTFS_TAR" | "$K8S_BIN" | "$ETCD_BIN" | "$COREDNS_BIN" | "$PAUSE_BIN") ;; *) rm -rf "$f" ;; esac
+# Drop cache entries of this version's earlier inputs (each set of binaries
+# is ~0.5 GB); other versions' stay.
+for f in "$CACHE"/rootfs-* "$CACHE/k8s-$KUBE_VERSION-"* "$CACHE/etcd-$ETCD_TAG-"* "$CACHE/coredns-$COREDNS_TAG-"*; do
+	case $f in "$ROOTFS_TAR" | "$K8S_BIN" | "$ETCD_BIN" | "$COREDNS_BIN") ;; *) rm -rf "$f" ;; esac
 done
 
 # Read whole before matching: grep -q or head would close the pipe early,
@@ -152,7 +237,6 @@ for img in etcd:$ETCD_TAG coredns/coredns:$COREDNS_TAG pause:$PAUSE_TAG; do
 done
 
 # The root filesystem as an image, keyed like its tarball.
-BASE=schedq.local/kind-node-base:$rootfs_key
 if ! docker image inspect "$BASE" >/dev/null 2>&1; then
 	step "import root filesystem as $BASE"
 	docker import "$ROOTFS_TAR" "$BASE" >/dev/null
@@ -282,5 +366,7 @@ trap - EXIT
 # keeps only the node image (and the root filesystem image, a cache).
 docker rmi "$IMAGE-stage" $(docker image inspect -f '{{index .RepoTags 0}}' $(for t in "$IMGS"/*.tar; do tar -xOf "$t" manifest.json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["RepoTags"][0])'; done) 2>/dev/null) >/dev/null 2>&1 || true
 [ -n "$old" ] && [ "$old" != "$(docker image inspect -f '{{.Id}}' "$IMAGE")" ] && docker rmi "$old" >/dev/null 2>&1 || true
+# The image archives and build contexts are in the image now (~1 GB).
+rm -rf "$IMGS" "$OUT/ctx"
 step "built $IMAGE ($(docker image inspect -f '{{.Size}}' "$IMAGE" | awk '{printf "%.0f MB", $1/1e6}'))"
 echo "$IMAGE"

@@ -33,7 +33,7 @@ write_wrapper() {
 	mkdir -p "$(dirname "$WRAPPER")"
 	cat >"$WRAPPER" <<'EOF'
 #!/usr/bin/python3
-# Written by hack/docker-engine.sh: this sandbox cannot grant CAP_SYS_RESOURCE,
+# Written by e2e/infra/docker-engine.sh: this sandbox cannot grant CAP_SYS_RESOURCE,
 # so remove it from the OCI spec (bundle config.json on create/run, the
 # --process file on exec) and exec the real runc unchanged otherwise.
 import json, os, sys
