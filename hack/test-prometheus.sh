@@ -219,7 +219,8 @@ echo "== pods no node takes, flushed again and again: no alert"
 # Ten more with a nodeSelector no node has, created together, beside the two
 # created minutes before; and five that schedq-flush-demo rejects while no
 # node has its label. The flush moves each of them every 10-40 s, and each
-# fails again.
+# fails again. And four the scheduler binds at once, which the flush never
+# touches.
 for i in $(seq 1 10); do
   cat <<EOF
 apiVersion: v1
@@ -237,6 +238,16 @@ for i in $(seq 1 "$HELD"); do
 apiVersion: v1
 kind: Pod
 metadata: {name: held-$i, namespace: mixin, labels: {schedq.example/flush-demo: "yes"}}
+spec:
+  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: 100m}}}]
+---
+EOF
+done >>"$WORK/flush-pods.yaml"
+for i in 1 2 3 4; do
+  cat <<EOF
+apiVersion: v1
+kind: Pod
+metadata: {name: small-late-$i, namespace: mixin}
 spec:
   containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: 100m}}}]
 ---
