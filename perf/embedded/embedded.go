@@ -40,6 +40,7 @@ import (
 
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
@@ -79,6 +80,11 @@ type Options struct {
 	// kube-scheduler's deprecated --pod-max-in-unschedulable-pods-duration
 	// flag; 0 leaves its default, 5 minutes.
 	PodMaxInUnschedulablePodsDuration time.Duration
+
+	// OutOfTreePlugins are registered beside the in-tree plugins, as an
+	// out-of-tree scheduler build does with app.WithPlugin; a scheduler
+	// configuration that enables one in a profile runs it.
+	OutOfTreePlugins frameworkruntime.Registry
 
 	// Nodes is how many fake nodes (FakeNode, named FakeNodeName(i)) to
 	// create before Start returns.
@@ -256,7 +262,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	if err := (kubeconfig{server: cp.APIServerURL, caPEM: cp.ca.certPEM, user: "system:kube-scheduler", token: f.schedulerToken}).write(f.schedulerKubeconfig); err != nil {
 		return nil, err
 	}
-	cp.sched, err = startScheduler(f, opts.PodMaxInUnschedulablePodsDuration)
+	cp.sched, err = startScheduler(f, opts.PodMaxInUnschedulablePodsDuration, opts.OutOfTreePlugins)
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -27,6 +29,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
@@ -118,8 +121,9 @@ type kubeScheduler struct {
 // startScheduler starts kube-scheduler through cmd/kube-scheduler/app: its
 // flags, options, Setup and Run, as `kube-scheduler --config=...` would;
 // podMaxInUnschedulable, if not 0, is its
-// --pod-max-in-unschedulable-pods-duration.
-func startScheduler(f *files, podMaxInUnschedulable time.Duration) (*kubeScheduler, error) {
+// --pod-max-in-unschedulable-pods-duration; outOfTree are registered as
+// app.WithPlugin does.
+func startScheduler(f *files, podMaxInUnschedulable time.Duration, outOfTree frameworkruntime.Registry) (*kubeScheduler, error) {
 	opts := options.NewOptions()
 	fs := pflag.NewFlagSet("kube-scheduler", pflag.ContinueOnError)
 	for _, set := range opts.Flags.FlagSets {
@@ -151,7 +155,11 @@ func startScheduler(f *files, podMaxInUnschedulable time.Duration) (*kubeSchedul
 
 	ctx, cancel := context.WithCancel(context.Background())
 	ctx = klog.NewContext(ctx, klog.Background().WithName("kube-scheduler"))
-	cc, sched, err := app.Setup(ctx, opts)
+	var registryOptions []app.Option
+	for _, name := range slices.Sorted(maps.Keys(outOfTree)) {
+		registryOptions = append(registryOptions, app.WithPlugin(name, outOfTree[name]))
+	}
+	cc, sched, err := app.Setup(ctx, opts, registryOptions...)
 	if err != nil {
 		cancel()
 		ln.Close()

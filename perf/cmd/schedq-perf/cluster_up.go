@@ -11,7 +11,10 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
+	"github.com/kubectl-schedq/kubectl-schedq/perf/flushdemo"
 )
 
 const clusterUpExample = `  # Start a control plane with 10 nodes and keep it running until Ctrl-C
@@ -29,11 +32,12 @@ type ClusterUpOptions struct {
 	genericiooptions.IOStreams
 	root *rootOptions
 
-	featureGates    string // --feature-gates, as typed
-	schedulerConfig string
-	kubeconfigOut   string
-	nodes           int
-	queuePort       int
+	featureGates          string // --feature-gates, as typed
+	schedulerConfig       string
+	kubeconfigOut         string
+	nodes                 int
+	queuePort             int
+	podMaxInUnschedulable time.Duration
 
 	gates map[string]bool // Complete: featureGates parsed
 }
@@ -60,7 +64,11 @@ When the control plane is ready, the command prints four lines to stdout:
   queue URL        the scheduler's queue as JSON (GET, loopback HTTP)
 
 The kubeconfig's user is in system:masters, and its cluster carries the
-scheduler endpoint, so kubectl schedq run with it needs no metrics flags.`,
+scheduler endpoint, so kubectl schedq run with it needs no metrics flags.
+
+The scheduler is built with one out-of-tree plugin, ` + flushdemo.Name + `, a Filter
+plugin that deliberately misses the event freeing the pods it rejects (they wait
+for the leftover flush); it runs only where --scheduler-config enables it.`,
 		Example: clusterUpExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -79,6 +87,7 @@ scheduler endpoint, so kubectl schedq run with it needs no metrics flags.`,
 	f.StringVar(&o.kubeconfigOut, "kubeconfig-out", o.kubeconfigOut, "where to write the kubeconfig, a path that does not exist yet (default: a temporary file); removed on exit")
 	f.IntVar(&o.nodes, "nodes", o.nodes, "how many fake nodes to create")
 	f.IntVar(&o.queuePort, "queue-port", o.queuePort, "loopback port of the queue endpoint (0: any free port)")
+	f.DurationVar(&o.podMaxInUnschedulable, "pod-max-in-unschedulable-pods-duration", o.podMaxInUnschedulable, "how long a pod may wait in unschedulablePods before the leftover flush (every 30s) moves it, kube-scheduler's flag of that name (0: its default, 5m)")
 	_ = cmd.MarkFlagFilename("scheduler-config", "yaml", "yml", "json")
 	return cmd
 }
@@ -101,6 +110,9 @@ func (o *ClusterUpOptions) Validate() error {
 	if o.queuePort < 0 || o.queuePort > 65535 {
 		return fmt.Errorf("--queue-port must be 0 to 65535, got %d", o.queuePort)
 	}
+	if o.podMaxInUnschedulable < 0 {
+		return fmt.Errorf("--pod-max-in-unschedulable-pods-duration must not be negative, got %v", o.podMaxInUnschedulable)
+	}
 	return nil
 }
 
@@ -116,6 +128,9 @@ func (o *ClusterUpOptions) Run(ctx context.Context) error {
 		Nodes:               o.nodes,
 		KubeconfigPath:      o.kubeconfigOut,
 		QueuePort:           o.queuePort,
+
+		PodMaxInUnschedulablePodsDuration: o.podMaxInUnschedulable,
+		OutOfTreePlugins:                  runtime.Registry{flushdemo.Name: flushdemo.New},
 	}
 	if o.root != nil && o.root.showLogs {
 		opts.LogOutput, opts.LogLevel = o.ErrOut, o.root.logLevel

@@ -43,6 +43,8 @@ func TestClusterUpOptions_Validate(t *testing.T) {
 		{"nodes and port", ClusterUpOptions{nodes: 10, queuePort: 8080}, ""},
 		{"negative nodes", ClusterUpOptions{nodes: -1}, "--nodes must not be negative"},
 		{"port too big", ClusterUpOptions{queuePort: 70000}, "--queue-port must be 0 to 65535"},
+		{"leftover flush after 10s", ClusterUpOptions{podMaxInUnschedulable: 10 * time.Second}, ""},
+		{"negative leftover duration", ClusterUpOptions{podMaxInUnschedulable: -time.Second}, "--pod-max-in-unschedulable-pods-duration must not be negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
