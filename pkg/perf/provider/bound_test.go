@@ -12,12 +12,15 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
+	callbound "github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 )
 
@@ -138,5 +141,32 @@ func TestCleanup_countsWhatTheServerConfirmed(t *testing.T) {
 				t.Errorf("err = %v, want the kinds left named", err)
 			}
 		})
+	}
+}
+
+// TestKubeconfig_Start_workloadCallsBounded: the config the workload gets
+// bounds every call by --request-timeout, as the first calls are: a server
+// that stops answering mid-run ends the call, not the run's patience.
+func TestKubeconfig_Start_workloadCallsBounded(t *testing.T) {
+	stalled := testsupport.StalledURL(t)
+	k := &Kubeconfig{AllowExisting: true, RequestTimeout: 300 * time.Millisecond,
+		restConfig: &rest.Config{Host: stalled, TLSClientConfig: rest.TLSClientConfig{Insecure: true}},
+		client:     fake.NewClientset(), metrics: fakeReader{schedulerMetrics}}
+	inst, err := k.Start(context.Background(), Spec{Workload: selectedWithGates(nil), RunLabels: map[string]string{runner.RunLabelKey: "5c1d2e3f4a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Stop(context.Background())
+	client, err := kubernetes.NewForConfig(inst.Cluster.RESTConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test's own deadline: without the bound the call would wait for it.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	began := time.Now()
+	_, err = client.CoreV1().Pods("ns").Create(ctx, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}}, metav1.CreateOptions{})
+	if took := time.Since(began); err == nil || !callbound.IsTimeout(err) || took > 10*time.Second {
+		t.Fatalf("create took %s and returned %v, want a timeout after about 300ms", took, err)
 	}
 }

@@ -129,10 +129,15 @@ func (k *Kubeconfig) Start(ctx context.Context, spec Spec) (*Instance, error) {
 		return nil, err
 	}
 	ledger := runner.NewLedger()
+	// Every call the workload makes is bounded as the first ones are
+	// (watches and port-forwards excepted: they last as long as they are
+	// used).
+	bounded := rest.CopyConfig(cfg)
+	bounded.Wrap(callbound.Transport(k.bound()))
 	inst := &Instance{
 		Cluster: runner.Cluster{
 			Name:       where,
-			RESTConfig: cfg,
+			RESTConfig: bounded,
 			Metrics:    reader,
 		},
 		Ledger:          ledger,
