@@ -11,7 +11,7 @@ FUZZTIME  ?= 30s
 PERF_KUBE_VERSION = $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2 }' perf/go.mod)
 
 .PHONY: perf perf-compare-upstream demo mixin test-mixin mixin-recordings test-prometheus
-.PHONY: upstream-configs help all build build-perf test test-root test-perf bench fuzz lint lint-root lint-perf difftest upstreamqueue gates etcd upstream-workloads tidy-check clean
+.PHONY: upstream-configs help all build build-perf test test-root test-perf bench fuzz lint lint-root lint-perf difftest upstreamqueue gates update-gates verify-gates etcd upstream-workloads tidy-check clean
 .PHONY: snapshot krew-manifest krew-tools krew-validate go-install-check goreleaser-tool goreleaser-check release-check
 
 all: build
@@ -151,8 +151,14 @@ upstreamqueue: ## generate perf/difftest/internal/upstreamqueue
 # The plugin checks feature gates before a cluster starts but cannot link
 # k8s.io/kubernetes: pkg/workload holds a generated copy of the gate table of
 # perf/go.mod's version (TestKnownGates in perf/internal/gatestable fails when it is stale).
-gates: ## regenerate pkg/workload/zz_generated.gates.go from perf/go.mod's Kubernetes version
+update-gates: ## regenerate pkg/workload/zz_generated.gates.go from perf/go.mod's Kubernetes version
 	cd perf && $(GO) run ./hack/gatesgen -o ../pkg/workload/zz_generated.gates.go
+
+gates: update-gates
+
+verify-gates: ## fail when pkg/workload/zz_generated.gates.go is not what update-gates writes
+	@tmp=$$(mktemp) && trap 'rm -f $$tmp' EXIT && cd perf && $(GO) run ./hack/gatesgen -o $$tmp && \
+	  diff -u ../pkg/workload/zz_generated.gates.go $$tmp >/dev/null || { echo "verify-gates: pkg/workload/zz_generated.gates.go is stale: run make update-gates"; exit 1; }
 
 difftest: upstreamqueue ## thousands of random traces (pod groups too: TestDifferential_PodGroups) and the 1,000,000-op trace, model vs upstream PriorityQueue
 	cd perf && SCHEDQ_DIFF_TRACES=5000 SCHEDQ_DIFF_LARGE=1 $(GO) test -count=1 -timeout 60m -run 'TestDifferential' -v ./difftest/
@@ -173,7 +179,7 @@ lint-root: ## go vet the root module, gofmt, no replace directives in it
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	@! grep -q '^replace\|^\s*replace' go.mod || { echo "root go.mod must have no replace directives (go install must work)"; exit 1; }
 
-lint-perf: upstreamqueue ## go vet the perf module
+lint-perf: upstreamqueue verify-gates ## go vet the perf module; the generated gates current
 	cd perf && $(GO) vet ./...
 
 # Release: goreleaser (.goreleaser.yaml) is the one release build. At a tag,

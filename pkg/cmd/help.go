@@ -91,3 +91,17 @@ func withoutClusterFlags(c *cobra.Command) {
 func usageError(c *cobra.Command, err error) error {
 	return fmt.Errorf("%w\nSee '%s -h' for help and examples", err, c.CommandPath())
 }
+
+// validateThenRun is the RunE of a command that needs no cluster: its
+// options checked (a usage error names the help), then run.
+func validateThenRun(o interface {
+	Validate() error
+	Run() error
+}) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		if err := o.Validate(); err != nil {
+			return usageError(cmd, err)
+		}
+		return o.Run()
+	}
+}

@@ -57,12 +57,7 @@ more, a long trace takes little longer than reading it.`,
   kubectl schedq simulate --trace trace.jsonl --scheduler-version v1.34`,
 		Args:        cobra.NoArgs,
 		Annotations: map[string]string{noClusterFlags: "true"},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Validate(); err != nil {
-				return usageError(cmd, err)
-			}
-			return o.Run()
-		},
+		RunE:        validateThenRun(o),
 	}
 	cmd.Flags().StringVar(&o.TracePath, "trace", o.TracePath, "Trace file to replay, or - for stdin")
 	cmd.Flags().StringVar(&o.PopFromBackoffQ, "pop-from-backoffq", o.PopFromBackoffQ, "Override the trace's popFromBackoffQ (true or false)")

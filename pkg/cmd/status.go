@@ -228,7 +228,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	}
 	st, err := o.measure(ctx, nil)
 	if err != nil {
-		return o.explain(err)
+		return o.withRemedy(err)
 	}
 	if err := o.print(st, 0); err != nil {
 		return err
@@ -256,7 +256,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 			// round may work again (a leader change, a slow scrape).
 			continuity.Observe(nil, err)
 			failed := last.DeepCopy()
-			failed.Error = o.explain(err).Error()
+			failed.Error = o.withRemedy(err).Error()
 			st = failed
 		} else {
 			if notice := continuity.Observe(st.Snapshot(), nil); notice != "" {
@@ -406,8 +406,8 @@ func redraw(frame string) string {
 	return home + strings.ReplaceAll(frame, "\n", eol+"\n") + eos
 }
 
-// explain adds what the user can do to a scrape error.
-func (o *StatusOptions) explain(err error) error {
+// withRemedy adds what the user can do to a scrape error.
+func (o *StatusOptions) withRemedy(err error) error {
 	var (
 		forbidden   *metricscrape.ForbiddenError
 		pfForbidden *metricscrape.PortForwardForbiddenError

@@ -453,13 +453,13 @@ func TestStatusOptions_explain(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := o.explain(tc.err).Error()
+			got := o.withRemedy(tc.err).Error()
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("message lacks %q:\n%s", w, got)
 				}
 			}
-			if !errors.Is(o.explain(tc.err), tc.err) {
+			if !errors.Is(o.withRemedy(tc.err), tc.err) {
 				t.Error("the cause is not wrapped")
 			}
 			// What is between the heredoc markers applies as it is.

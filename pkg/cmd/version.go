@@ -97,12 +97,7 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
   kubectl schedq version -o yaml`,
 		Args:        cobra.NoArgs,
 		Annotations: map[string]string{noClusterFlags: "true"},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Validate(); err != nil {
-				return usageError(cmd, err)
-			}
-			return o.Run()
-		},
+		RunE:        validateThenRun(o),
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format. One of: (json, yaml); plain text when not set")
 	_ = cmd.RegisterFlagCompletionFunc("output", completeOutput([]string{"json", "yaml"}))

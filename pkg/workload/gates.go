@@ -15,7 +15,7 @@ type gateSpec struct {
 
 // CheckGate says whether kube-scheduler GatesVersion accepts gate=value,
 // with the words of its own feature gate: an unknown gate, or a gate locked
-// to its default, is an error. knownGates is generated (`make gates`) from
+// to its default, is an error. knownGates is generated (`make update-gates`) from
 // the version perf/go.mod requires.
 func CheckGate(gate string, value bool) error {
 	spec, ok := knownGates[gate]

@@ -1,6 +1,6 @@
 // Command gatesgen writes pkg/workload's table of feature gates from the
 // real gates of the k8s.io/kubernetes version perf/go.mod requires. Run it
-// from perf/ (`make gates` does):
+// from perf/ (`make update-gates` does):
 //
 //	go run ./hack/gatesgen -o ../pkg/workload/zz_generated.gates.go
 package main

@@ -233,7 +233,7 @@ func checkGates(ctx context.Context, reader runner.MetricsReader, want map[strin
 	if reader == nil {
 		return errors.New("no way to read the scheduler's metrics, so its feature gates cannot be checked")
 	}
-	f, err := reader.Gather(ctx)
+	f, err := reader.ReadMetrics(ctx)
 	if err != nil {
 		return fmt.Errorf("read the scheduler's metrics to check its feature gates (%s): %w", reader, err)
 	}

@@ -39,8 +39,8 @@ func NewHTTPReader(url string, cfg *rest.Config, insecure bool, serverName strin
 	return &HTTPReader{URL: url, Client: &http.Client{Transport: rt, Timeout: 30 * time.Second}}, nil
 }
 
-// Gather implements runner.MetricsReader.
-func (r *HTTPReader) Gather(ctx context.Context) (collect.Families, error) {
+// ReadMetrics implements runner.MetricsReader.
+func (r *HTTPReader) ReadMetrics(ctx context.Context) (collect.Families, error) {
 	return fetchFamilies(ctx, r.Client, r.URL)
 }
 
@@ -97,8 +97,8 @@ func NewPortForwardReader(cfg *rest.Config, client kubernetes.Interface) (*PortF
 	}, nil
 }
 
-// Gather implements runner.MetricsReader.
-func (r *PortForwardReader) Gather(ctx context.Context) (collect.Families, error) {
+// ReadMetrics implements runner.MetricsReader.
+func (r *PortForwardReader) ReadMetrics(ctx context.Context) (collect.Families, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.local == 0 {

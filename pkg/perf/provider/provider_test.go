@@ -246,7 +246,7 @@ kubernetes_feature_enabled{name="SchedulerQueueingHints",stage=""} 1
 
 type fakeReader struct{ text string }
 
-func (f fakeReader) Gather(context.Context) (collect.Families, error) {
+func (f fakeReader) ReadMetrics(context.Context) (collect.Families, error) {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(strings.NewReader(f.text))
 	return collect.Families(fams), err

@@ -63,7 +63,7 @@ func (e *executor) startWindow(ctx context.Context, name string, namespaces []st
 	w.throughput = collect.NewThroughput(w.labels, e.opts.ThroughputErrorMargin)
 	w.hist = collect.NewHistograms(collect.WithRequired(e.sel.MetricsCollectorConfig), w.labels)
 	if e.cluster.Metrics != nil {
-		f, err := e.cluster.Metrics.Gather(ctx)
+		f, err := e.cluster.Metrics.ReadMetrics(ctx)
 		if err != nil {
 			return fmt.Errorf("read the scheduler's metrics at the window's start (%s): %w", e.cluster.Metrics, err)
 		}
@@ -146,7 +146,7 @@ func (e *executor) stopWindow(ctx context.Context, op workload.Op) error {
 		e.warnf("%s: %s", w.labels[collect.LabelName], warning)
 	}
 	if e.cluster.Metrics != nil {
-		f, err := e.cluster.Metrics.Gather(ctx)
+		f, err := e.cluster.Metrics.ReadMetrics(ctx)
 		if err != nil {
 			return fmt.Errorf("read the scheduler's metrics at the window's end (%s): %w", e.cluster.Metrics, err)
 		}

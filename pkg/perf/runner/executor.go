@@ -309,7 +309,7 @@ func (e *executor) readSchedulerIdentity(ctx context.Context) {
 	if e.cluster.Metrics == nil {
 		return
 	}
-	f, err := e.cluster.Metrics.Gather(ctx)
+	f, err := e.cluster.Metrics.ReadMetrics(ctx)
 	if err != nil {
 		e.warnf("read the scheduler's metrics (%s): %v", e.cluster.Metrics, err)
 		return
@@ -337,7 +337,7 @@ func (e *executor) sampleQueue(ctx context.Context) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	sample := func() {
-		f, err := e.cluster.Metrics.Gather(ctx)
+		f, err := e.cluster.Metrics.ReadMetrics(ctx)
 		now := time.Now()
 		if err == nil {
 			var snap *metricscrape.Snapshot
@@ -370,7 +370,7 @@ func (e *executor) sampleQueue(ctx context.Context) (stop func()) {
 		// One last sample after the ops, on a fresh context.
 		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer scancel()
-		if f, err := e.cluster.Metrics.Gather(sctx); err == nil {
+		if f, err := e.cluster.Metrics.ReadMetrics(sctx); err == nil {
 			if snap, err := metricscrape.FromFamilies(e.cluster.Metrics.String(), f); err == nil {
 				e.result.Queue.Add(time.Now(), snap)
 			}

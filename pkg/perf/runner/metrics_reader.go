@@ -10,7 +10,7 @@ import (
 
 // MetricsReader reads the scheduler's metrics, all families.
 type MetricsReader interface {
-	Gather(ctx context.Context) (collect.Families, error)
+	ReadMetrics(ctx context.Context) (collect.Families, error)
 	// String names the source in messages.
 	String() string
 }
@@ -23,8 +23,8 @@ type GathererReader struct {
 	Name string
 }
 
-// Gather implements MetricsReader.
-func (g GathererReader) Gather(context.Context) (collect.Families, error) {
+// ReadMetrics implements MetricsReader.
+func (g GathererReader) ReadMetrics(context.Context) (collect.Families, error) {
 	list, err := g.Func()
 	if err != nil {
 		return nil, err

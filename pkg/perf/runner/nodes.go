@@ -3,14 +3,11 @@ package runner
 import (
 	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
-	"k8s.io/client-go/util/workqueue"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
@@ -23,31 +20,18 @@ var nodesResource = v1.SchemeGroupVersion.WithResource("nodes")
 // node in order. Nodes are created in parallel, not one by one.
 func (e *executor) createNodes(ctx context.Context, op *workload.CreateNodes, p *OpProgress, stat *OpStat) (string, error) {
 	nodes := make([]*v1.Node, op.Count)
-	var (
-		mu       sync.Mutex
-		firstErr error
-		created  atomic.Int64
-	)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	began := time.Now()
-	workqueue.ParallelizeUntil(ctx, min(e.opts.Parallelism, max(op.Count, 1)), op.Count, func(i int) {
+	created, firstErr := createInParallel(ctx, e.opts.Parallelism, op.Count, func(ctx context.Context, i int) error {
 		n, err := e.createNode(ctx, op, i)
 		if err != nil {
-			mu.Lock()
-			defer mu.Unlock()
-			if firstErr == nil && ctx.Err() == nil {
-				firstErr = err
-				cancel()
-			}
-			return
+			return err
 		}
 		nodes[i] = n
-		created.Add(1)
 		p.Created.Add(1)
 		p.Bound.Add(1)
+		return nil
 	})
-	stat.Created = int(created.Load())
+	stat.Created = created
 	stat.CreateSeconds = time.Since(began).Seconds()
 	if stat.CreateSeconds > 0 {
 		stat.CreateRate = float64(stat.Created) / stat.CreateSeconds

@@ -7,14 +7,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
@@ -85,29 +83,16 @@ func (e *executor) createPodBatch(ctx context.Context, op *workload.CreatePods, 
 		return nil
 	}
 	e.opts.Ledger.AddPodNamespace(op.Namespace)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		mu       sync.Mutex
-		firstErr error
-		created  atomic.Int64
-	)
 	began := time.Now()
-	workqueue.ParallelizeUntil(ctx, min(e.opts.Parallelism, count), count, func(i int) {
+	created, firstErr := createInParallel(ctx, e.opts.Parallelism, count, func(ctx context.Context, i int) error {
 		if err := e.createPod(ctx, op, i, count); err != nil {
-			mu.Lock()
-			defer mu.Unlock()
-			if firstErr == nil && ctx.Err() == nil {
-				firstErr = err
-				cancel()
-			}
-			return
+			return err
 		}
-		created.Add(1)
 		p.Created.Add(1)
+		return nil
 	})
 	took := time.Since(began)
-	stat.Created += int(created.Load())
+	stat.Created += created
 	stat.CreateSeconds += took.Seconds()
 	if stat.CreateSeconds > 0 {
 		stat.CreateRate = float64(stat.Created) / stat.CreateSeconds
@@ -115,7 +100,7 @@ func (e *executor) createPodBatch(ctx context.Context, op *workload.CreatePods, 
 	if firstErr != nil {
 		return firstErr
 	}
-	if err := context.Cause(ctx); err != nil && int(created.Load()) < count {
+	if err := context.Cause(ctx); err != nil && created < count {
 		return err
 	}
 	return nil
