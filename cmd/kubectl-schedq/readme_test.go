@@ -125,7 +125,7 @@ var readmeExpect = map[string]struct {
 		reason: "reads a live scheduler: make demo runs it on the embedded control plane; e2e/kind (make test-kind) on kind"},
 	"kubectl schedq explain -A": {check: needsCluster,
 		reason: "lists a cluster's pods: make demo runs it on the embedded control plane; e2e/kind (make test-kind) on kind"},
-	"kubectl schedq explain -n demo deny-bind-0 gated-0": {check: needsCluster,
+	"kubectl schedq explain -n demo big-0": {check: needsCluster,
 		reason: "the pods make demo creates: make demo runs it"},
 	"kubectl schedq perf run backoff-drain --label-filter integration-test --compare SchedulerPopFromBackoffQ": {check: needsCluster,
 		reason: "needs Docker for kind: e2e/kind (make test-kind) runs backoff-drain with --compare SchedulerPopFromBackoffQ --cluster kind"},
