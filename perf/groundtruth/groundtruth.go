@@ -42,10 +42,12 @@ const (
 	Unschedulable QueueName = "unschedulable"
 	Gated         QueueName = "gated"
 	InFlight      QueueName = "inFlight"
+	Incomplete    QueueName = "incomplete"
+	Pending       QueueName = "pending"
 )
 
 // QueueNames lists every QueueName, in the order a pod usually moves through them.
-var QueueNames = []QueueName{Gated, Active, InFlight, Backoff, ErrorBackoff, Unschedulable}
+var QueueNames = []QueueName{Incomplete, Pending, Gated, Active, InFlight, Backoff, ErrorBackoff, Unschedulable}
 
 // TimeFormat is RFC 3339 with milliseconds, in UTC.
 const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
