@@ -99,7 +99,7 @@ func TestInfer_podGroups(t *testing.T) {
 		// after that.
 		{name: "backoff over by the events, in backoff by the counts: a hidden cycle, back in the error heap", n: 4, failedAt: now.Add(-30 * time.Second), count: 6,
 			groups: []*schedulingv1beta1.PodGroup{podGroupObj("g", 0)}, metrics: groupMetrics(true),
-			want: want{queue: queue.LocationErrorBackoff, summary: "never popped early", maxBackoff: "20s"},
+			want:      want{queue: queue.LocationErrorBackoff, summary: "never popped early", maxBackoff: "20s"},
 			nextRetry: now.Add(12 * time.Second)},
 		{name: "gang short of members", n: 2, groups: []*schedulingv1beta1.PodGroup{podGroupObj("g", 5)},
 			metrics: groupMetrics(true), want: want{queue: queue.LocationActive, summary: "needs 3 more", waitingFor: 3, maxBackoff: "14.142135623s"}},
