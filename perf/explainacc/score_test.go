@@ -138,3 +138,28 @@ func mustDuration(s string) time.Duration {
 	}
 	return d
 }
+
+// Score compares explain's queue.Location with the ground truth's
+// QueueName as strings: every place the ground truth reports must be
+// spelled as explain spells it, or its pods could never be scored right.
+func TestQueueNames_spelledAsExplainLocations(t *testing.T) {
+	locations := map[queue.Location]bool{}
+	for _, l := range []queue.Location{queue.LocationActive, queue.LocationBackoff, queue.LocationErrorBackoff, queue.LocationUnschedulable,
+		queue.LocationGated, queue.LocationInFlight, queue.LocationIncomplete, queue.LocationPending} {
+		locations[l] = true
+	}
+	for _, q := range groundtruth.QueueNames {
+		if !locations[queue.Location(q)] {
+			t.Errorf("ground-truth queue %q is no explain location", q)
+		}
+	}
+	inReport := map[groundtruth.QueueName]bool{}
+	for _, q := range queueOrder {
+		inReport[q] = true
+	}
+	for _, q := range groundtruth.QueueNames {
+		if !inReport[q] {
+			t.Errorf("ground-truth queue %q has no row in the report (queueOrder)", q)
+		}
+	}
+}
