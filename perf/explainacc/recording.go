@@ -71,8 +71,9 @@ type Sample struct {
 	Events []string `json:"events"`
 	// Nodes is nil when explain had no nodes.
 	Nodes []string `json:"nodes"`
-	// PodGroups is nil when explain read no PodGroups.
-	PodGroups []string `json:"podGroups,omitempty"`
+	// PodGroups is nil when explain read no PodGroups, empty when it read
+	// none (a member's group does not exist yet): kept apart, like Nodes.
+	PodGroups []string `json:"podGroups"`
 
 	Metrics        *explain.QueueMetrics `json:"metrics,omitempty"`
 	MetricsMissing string                `json:"metricsMissing,omitempty"`
