@@ -8,6 +8,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 
 	"k8s.io/kubernetes/pkg/scheduler"
@@ -78,10 +79,15 @@ func (r *inFlightRecorder) get(uid types.UID) (*framework.QueuedPodInfo, bool) {
 	return p, ok
 }
 
+// podGroupKeyType is fwk.PodGroupKeyType: a PodGroup without a parent is
+// its own root entity.
+const podGroupKeyType = "podgroup"
+
 // queueSnapshot reads every pod the scheduling queue holds, through the
 // queue's own accessors. The sub-queues are read one after the other, not
 // atomically: a pod moving meanwhile is reported once, in the first place it
-// was seen (in flight, active, backoff, unschedulable, in that order).
+// was seen (in flight, active, backoff, unschedulable, incomplete and pending
+// group members, in that order).
 func queueSnapshot(sched *scheduler.Scheduler, rec *inFlightRecorder) groundtruth.Queue {
 	q := sched.SchedulingQueue
 	seen := map[string]bool{}
@@ -115,9 +121,23 @@ func queueSnapshot(sched *scheduler.Scheduler, rec *inFlightRecorder) groundtrut
 	for _, pod := range q.PodsInBackoffQ() {
 		pInfo, ok := q.GetPod(pod.Name, pod.Namespace, pod.Spec.SchedulingGroup)
 		name := groundtruth.Backoff
-		// backoffQueue.add puts a pod without rejector plugins into
-		// entityErrorBackoffQ.
-		if ok && pInfo.UnschedulablePlugins.Len() == 0 && pInfo.PendingPlugins.Len() == 0 {
+		// backoffQueue.add puts an entity without rejector plugins into
+		// entityErrorBackoffQ. A pod-group member is in its group's entity,
+		// which carries plugins of its own (none: a group always backs off
+		// in the error heap), not the member's.
+		var entity interface {
+			GetUnschedulablePlugins() sets.Set[string]
+			GetPendingPlugins() sets.Set[string]
+		}
+		if ok {
+			entity = pInfo
+		}
+		if g := pod.Spec.SchedulingGroup; g != nil && g.PodGroupName != nil {
+			if pg, found := q.GetPodGroup(*g.PodGroupName, pod.Namespace, podGroupKeyType); found {
+				entity, ok = pg, true
+			}
+		}
+		if ok && entity.GetUnschedulablePlugins().Len() == 0 && entity.GetPendingPlugins().Len() == 0 {
 			name = groundtruth.ErrorBackoff
 		}
 		add(pod, name, pInfo)
@@ -129,6 +149,17 @@ func queueSnapshot(sched *scheduler.Scheduler, rec *inFlightRecorder) groundtrut
 			name = groundtruth.Gated
 		}
 		add(pod, name, pInfo)
+	}
+
+	// Members outside any entity: their PodGroup not observed yet, or
+	// waiting for their group's next cycle.
+	for _, pod := range q.IncompletePodGroupPodsPods() {
+		pInfo, _ := q.GetPod(pod.Name, pod.Namespace, pod.Spec.SchedulingGroup)
+		add(pod, groundtruth.Incomplete, pInfo)
+	}
+	for _, pod := range q.PendingPodGroupPods() {
+		pInfo, _ := q.GetPod(pod.Name, pod.Namespace, pod.Spec.SchedulingGroup)
+		add(pod, groundtruth.Pending, pInfo)
 	}
 
 	rec.mu.Lock()

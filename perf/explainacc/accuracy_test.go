@@ -208,6 +208,8 @@ func checkScenarioCoverage(t *testing.T, res *Result) {
 	for _, q := range queueOrder {
 		if res.Placement[q] == nil || res.Placement[q].N == 0 {
 			switch {
+			case q == groundtruth.Incomplete, q == groundtruth.Pending:
+				// Pod-group members: the pod-group workloads put them there.
 			case q == groundtruth.Active, q == groundtruth.InFlight,
 				// With PopFromBackoffQ, backoffQ empties as soon as activeQ
 				// does: as transient as activeQ itself.
@@ -463,6 +465,8 @@ func TestScoreRecordings(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("%q: no recordings (%v)", glob, err)
 	}
+	// Pooled per gate setting, as TestExplainAccuracy pools its runs.
+	pooled := map[bool]*Result{}
 	for _, p := range paths {
 		rec, err := Load(p)
 		if err != nil {
@@ -475,6 +479,17 @@ func TestScoreRecordings(t *testing.T) {
 		t.Logf("%s\n%s", p, text.String())
 		if math.IsNaN(res.Total().Accuracy()) {
 			t.Errorf("%s: nothing scored", p)
+		}
+		if pooled[rec.PopFromBackoffQ] == nil {
+			pooled[rec.PopFromBackoffQ] = NewResult("all recordings", rec.PopFromBackoffQ)
+		}
+		pooled[rec.PopFromBackoffQ].Merge(res)
+	}
+	for _, pfb := range []bool{true, false} {
+		if res := pooled[pfb]; res != nil {
+			var text strings.Builder
+			res.WriteText(&text)
+			t.Logf("%s", text.String())
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
@@ -50,6 +51,9 @@ type Recording struct {
 	Pods   map[string]*corev1.Pod   `json:"pods"`
 	Events map[string]*corev1.Event `json:"events"`
 	Nodes  map[string]*corev1.Node  `json:"nodes"`
+	// PodGroups are the pod groups explain read (v1.37 with
+	// GenericWorkload); absent from older recordings.
+	PodGroups map[string]*schedulingv1beta1.PodGroup `json:"podGroups,omitempty"`
 }
 
 // Sample is one instant: what explain would read, and the ground truth read
@@ -67,6 +71,9 @@ type Sample struct {
 	Events []string `json:"events"`
 	// Nodes is nil when explain had no nodes.
 	Nodes []string `json:"nodes"`
+	// PodGroups is nil when explain read no PodGroups, empty when it read
+	// none (a member's group does not exist yet): kept apart, like Nodes.
+	PodGroups []string `json:"podGroups"`
 
 	Metrics        *explain.QueueMetrics `json:"metrics,omitempty"`
 	MetricsMissing string                `json:"metricsMissing,omitempty"`
@@ -97,6 +104,7 @@ func NewRecording(name string, pfb bool, cfg explain.Config) *Recording {
 	return &Recording{
 		Name: name, PopFromBackoffQ: pfb, Config: cfg,
 		Pops: map[string][]time.Time{}, Pods: map[string]*corev1.Pod{}, Events: map[string]*corev1.Event{}, Nodes: map[string]*corev1.Node{},
+		PodGroups: map[string]*schedulingv1beta1.PodGroup{},
 	}
 }
 
@@ -144,6 +152,21 @@ func (r *Recording) AddSample(start, done time.Time, in explain.Input, before, m
 		}
 		s.Nodes = append(s.Nodes, k)
 	}
+	if in.PodGroups != nil {
+		s.PodGroups = []string{}
+		if r.PodGroups == nil {
+			r.PodGroups = map[string]*schedulingv1beta1.PodGroup{}
+		}
+	}
+	for _, pg := range in.PodGroups {
+		k := ObjectKey(string(pg.UID), pg.Namespace+"/"+pg.Name, pg.ResourceVersion)
+		if _, ok := r.PodGroups[k]; !ok {
+			c := pg.DeepCopy()
+			c.ManagedFields = nil
+			r.PodGroups[k] = c
+		}
+		s.PodGroups = append(s.PodGroups, k)
+	}
 	r.Samples = append(r.Samples, s)
 }
 
@@ -162,6 +185,12 @@ func (r *Recording) Input(i int) explain.Input {
 	}
 	for _, k := range s.Nodes {
 		in.Nodes = append(in.Nodes, r.Nodes[k])
+	}
+	if s.PodGroups != nil {
+		in.PodGroups = []*schedulingv1beta1.PodGroup{}
+	}
+	for _, k := range s.PodGroups {
+		in.PodGroups = append(in.PodGroups, r.PodGroups[k])
 	}
 	return in
 }

@@ -373,7 +373,7 @@ func (r *Result) Merge(o *Result) {
 }
 
 // queueOrder is the order of the report's rows.
-var queueOrder = []groundtruth.QueueName{groundtruth.Active, groundtruth.InFlight, groundtruth.Backoff, groundtruth.ErrorBackoff, groundtruth.Unschedulable, groundtruth.Gated}
+var queueOrder = []groundtruth.QueueName{groundtruth.Active, groundtruth.InFlight, groundtruth.Backoff, groundtruth.ErrorBackoff, groundtruth.Unschedulable, groundtruth.Gated, groundtruth.Incomplete, groundtruth.Pending}
 
 // WriteText writes the result as a few Markdown tables.
 func (r *Result) WriteText(w io.Writer) {

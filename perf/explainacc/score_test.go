@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -137,4 +138,67 @@ func mustDuration(s string) time.Duration {
 		panic(err)
 	}
 	return d
+}
+
+// Score compares explain's queue.Location with the ground truth's
+// QueueName as strings: every place the ground truth reports must be
+// spelled as explain spells it, or its pods could never be scored right.
+func TestQueueNames_spelledAsExplainLocations(t *testing.T) {
+	locations := map[queue.Location]bool{}
+	for _, l := range []queue.Location{queue.LocationActive, queue.LocationBackoff, queue.LocationErrorBackoff, queue.LocationUnschedulable,
+		queue.LocationGated, queue.LocationInFlight, queue.LocationIncomplete, queue.LocationPending} {
+		locations[l] = true
+	}
+	for _, q := range groundtruth.QueueNames {
+		if !locations[queue.Location(q)] {
+			t.Errorf("ground-truth queue %q is no explain location", q)
+		}
+	}
+	inReport := map[groundtruth.QueueName]bool{}
+	for _, q := range queueOrder {
+		inReport[q] = true
+	}
+	for _, q := range groundtruth.QueueNames {
+		if !inReport[q] {
+			t.Errorf("ground-truth queue %q has no row in the report (queueOrder)", q)
+		}
+	}
+}
+
+// A sample's PodGroups survive Save and Load as explain read them: none
+// read (nil), an empty list (the members' groups do not exist yet: their
+// members are incomplete), or some.
+func TestRecording_podGroupsSurviveSaveAndLoad(t *testing.T) {
+	pg := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "g", UID: "u1", ResourceVersion: "7"}}
+	cases := []struct {
+		name string
+		in   []*schedulingv1beta1.PodGroup
+	}{
+		{"not read", nil},
+		{"read, none exist", []*schedulingv1beta1.PodGroup{}},
+		{"read, one", []*schedulingv1beta1.PodGroup{pg}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := NewRecording("r", true, explain.DefaultConfig())
+			rec.AddSample(t0, t0, explain.Input{Now: t0, PodGroups: c.in}, snapshot(), snapshot(), snapshot())
+			path := filepath.Join(t.TempDir(), "rec.json.gz")
+			if err := rec.Save(path); err != nil {
+				t.Fatal(err)
+			}
+			back, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := back.Input(0).PodGroups
+			if (got == nil) != (c.in == nil) || len(got) != len(c.in) {
+				t.Fatalf("PodGroups %v after Save and Load, want %v", got, c.in)
+			}
+			for i := range got {
+				if got[i].Name != c.in[i].Name || got[i].Namespace != c.in[i].Namespace {
+					t.Errorf("PodGroup %d: %s/%s, want %s/%s", i, got[i].Namespace, got[i].Name, c.in[i].Namespace, c.in[i].Name)
+				}
+			}
+		})
+	}
 }

@@ -34,7 +34,10 @@ type QueueName string
 // error, no plugin rejected it). Both are "backoff" in scheduler_pending_pods.
 // Unschedulable and Gated share unschedulablePods and differ by whether a
 // PreEnqueue plugin gates the pod. InFlight pods have been popped and are being
-// scheduled.
+// scheduled. With v1.37's GenericWorkload a pod-group member is where its
+// group's entity is; Incomplete members wait in incompletePodGroupPods for
+// the scheduler to observe their PodGroup, Pending ones in
+// pendingPodGroupPods, outside their group's entity.
 const (
 	Active        QueueName = "active"
 	Backoff       QueueName = "backoff"
@@ -42,10 +45,12 @@ const (
 	Unschedulable QueueName = "unschedulable"
 	Gated         QueueName = "gated"
 	InFlight      QueueName = "inFlight"
+	Incomplete    QueueName = "incomplete"
+	Pending       QueueName = "pending"
 )
 
 // QueueNames lists every QueueName, in the order a pod usually moves through them.
-var QueueNames = []QueueName{Gated, Active, InFlight, Backoff, ErrorBackoff, Unschedulable}
+var QueueNames = []QueueName{Incomplete, Pending, Gated, Active, InFlight, Backoff, ErrorBackoff, Unschedulable}
 
 // TimeFormat is RFC 3339 with milliseconds, in UTC.
 const TimeFormat = "2006-01-02T15:04:05.000Z07:00"

@@ -119,20 +119,21 @@ func Infer(in Input) []Explanation {
 		observe(p)
 	}
 
+	var groups *podGroupIndex
+	if GroupsQueued(in) {
+		groups = indexPodGroups(order, in)
+		groups.followGroupRetries(in, ob)
+	}
 	applyPodDeletes(order, podDeletes(order), in.Now)
 	pl := place(order, in, ob.grid, ob.activeEmpty)
 	pl.perPod = perPod
 
-	var groups *podGroupIndex
-	if GroupsQueued(in) {
-		groups = indexPodGroups(order, in)
-	}
 	out := make([]Explanation, 0, len(in.Pods))
 	for _, p := range in.Pods {
 		f := facts[p.Namespace+"/"+p.Name]
 		e := explainPod(f, pl, in, pfb, pfbKnown)
 		if groups != nil && f.state == StatePending && podGroupName(p) != "" {
-			e = explainPodGroupMember(e, f, in, groups)
+			e = explainPodGroupMember(e, f, in, groups, pl)
 		}
 		out = append(out, e)
 	}

@@ -77,9 +77,50 @@ func indexPodGroups(order []*podFacts, in Input) *podGroupIndex {
 	return ix
 }
 
+// followGroupRetries treats the failed members of each group that is not
+// gated as the group's entity is treated: a failed group goes back whole to
+// the error heap (it carries no rejector plugins), is never parked, and is
+// retried when its √n backoff completes, as an error pod is. Its members'
+// failures are followed from the last visible one, as an error pod's are,
+// so that a group whose event series hides its later cycles is placed in
+// the error heap rather than taken to be ready; the queue counts then weigh
+// them with the other pods.
+func (ix *podGroupIndex) followGroupRetries(in Input, ob *observer) {
+	for k, members := range ix.members {
+		if _, observed := ix.objects[k]; ix.listed && !observed {
+			continue // incompletePodGroupPods
+		}
+		gated := false
+		for _, m := range members {
+			gated = gated || len(m.gates) > 0
+		}
+		if gated {
+			continue
+		}
+		cfg := in.Config
+		cfg.PodMaxBackoff = queue.GroupMaxBackoff(in.Config.PodMaxBackoff, len(members))
+		for _, m := range members {
+			if m.failure == nil || m.category != catFitFailed && m.category != catErrorBackingOff {
+				continue
+			}
+			grace := popToFailure
+			if !ob.activeEmpty {
+				grace = max(readyGrace, ob.activeWait)
+			}
+			m.cycle = extrapolateErrors(m.failure.Time, max(m.failure.Count, 1), grace, ob.activeWait, in.Now, cfg, ob.grid)
+			m.category = catErrorBackingOff
+			m.movedAt, m.movedBy, m.outOfParking = time.Time{}, "", 0
+			if m.cycle.hidden > 0 {
+				m.evidence = append(m.evidence, fmt.Sprintf("the event series hides later cycles of the group: %d more estimated from its backoff's rhythm, the last at about %s",
+					m.cycle.hidden, m.cycle.lastFailure.Format(time.RFC3339)))
+			}
+		}
+	}
+}
+
 // explainPodGroupMember rewrites a member's answer from its group's state:
 // v1.37 queues, pops and backs off the group as a whole.
-func explainPodGroupMember(e Explanation, f *podFacts, in Input, ix *podGroupIndex) Explanation {
+func explainPodGroupMember(e Explanation, f *podFacts, in Input, ix *podGroupIndex, pl placement) Explanation {
 	name := podGroupName(f.pod)
 	k := f.pod.Namespace + "/" + name
 	members := ix.members[k]
@@ -131,26 +172,38 @@ func explainPodGroupMember(e Explanation, f *podFacts, in Input, ix *podGroupInd
 	// A failed group goes back whole: to activeQ after a success with
 	// members left, else to backoff — in the error heap, since the group
 	// itself carries no rejector plugins — never to unschedulablePods.
-	count := max(f.failure.Count, 1)
-	d := queue.CalculateBackoffDuration(in.Config.PodInitialBackoff, groupMax, count)
-	done := queue.AlignToWindow(f.failure.Time.Add(d), true)
 	e.Plugins = nil
 	if f.fit != nil {
 		e.Plugins = f.fit.Plugins()
 	}
-	if in.Now.Before(done) {
-		e.Queue, e.Confidence = queue.LocationErrorBackoff, 0.85
-		e.Alternatives = []Alternative{{queue.LocationActive, 0.15}}
+	c := f.cycle
+	if c == nil {
+		// Not followed (a member that is not pending in the group's cycle).
+		c = &errorCycle{failures: max(f.failure.Count, 1), lastFailure: f.failure.Time}
+		c.popEarliest, c.popLatest = pl.grid.completion(queue.BackoffExpiry(f.failure.Time, 0, c.failures, in.Config.PodInitialBackoff, groupMax, pl.grid.pfb))
+		f.dist = errorPrior(&podFacts{cycle: c}, in.Now)
+	}
+	e.Queue, e.Confidence, e.Alternatives = f.dist.best(locations(true))
+	d := queue.CalculateBackoffDuration(in.Config.PodInitialBackoff, groupMax, c.failures)
+	if e.Queue == queue.LocationErrorBackoff {
+		earliest, latest := c.popEarliest, c.popLatest.Add(popSlack(pl))
+		if !in.Now.Before(c.popLatest) {
+			// Popped since, and failed again out of sight: the next cycle.
+			cfg := in.Config
+			cfg.PodMaxBackoff = groupMax
+			earliest, latest = c.nextCycle(in.Now, cfg, pl.grid)
+			latest = latest.Add(popSlack(pl))
+		}
 		e.Summary = fmt.Sprintf("its pod group %s (%d pod(s)) failed and backs off as a whole until %s; a group backs off in the error heap, so it is never popped early, even with SchedulerPopFromBackoffQ on and activeQ empty",
-			name, size, done.Format(time.RFC3339))
-		latest := done.Add(queue.BackoffQFlushInterval)
-		e.NextRetry = &NextRetry{Earliest: &done, Latest: &latest,
-			Note: fmt.Sprintf("group backoff %s after failure %d (initial %s, max %s × √%d = %s)", d, count, in.Config.PodInitialBackoff, in.Config.PodMaxBackoff, size, groupMax)}
+			name, size, earliest.Format(time.RFC3339))
+		e.NextRetry = &NextRetry{Earliest: &earliest, Latest: &latest,
+			Note: fmt.Sprintf("group backoff %s after failure %d (initial %s, max %s × √%d = %s)", d, c.failures, in.Config.PodInitialBackoff, in.Config.PodMaxBackoff, size, groupMax)}
 	} else {
-		e.Queue, e.Confidence = queue.LocationActive, 0.7
-		e.Alternatives = []Alternative{{queue.LocationInFlight, 0.2}, {queue.LocationErrorBackoff, 0.1}}
 		e.Summary = fmt.Sprintf("its pod group %s (%d pod(s)) failed and its backoff has ended: back in activeQ, tried again as a whole (a failed group is never parked in unschedulablePods)", name, size)
 		e.NextRetry = activeRetryGroup(in.Now)
+		if e.Queue == queue.LocationInFlight {
+			e.NextRetry = activeRetry(in.Now, 0, pl, true)
+		}
 	}
 	if pg.WaitingFor > 0 {
 		e.Summary += fmt.Sprintf("; the gang needs %d more pod(s) (minCount %d)", pg.WaitingFor, pg.MinCount)

@@ -32,6 +32,15 @@ func groupMetrics(genericWorkload bool) *QueueMetrics {
 	return m
 }
 
+// groupMetricsActive: GenericWorkload on, n pods in activeQ and none
+// backing off.
+func groupMetricsActive(n float64) *QueueMetrics {
+	m := metrics(n, 0, 0, 0)
+	on := true
+	m.GenericWorkload = &on
+	return m
+}
+
 func TestInfer_podGroups(t *testing.T) {
 	now := t0.Add(time.Minute)
 	members := func(n int, failedAt time.Time, count int32, gated ...string) ([]*corev1.Pod, []corev1.Event) {
@@ -78,11 +87,20 @@ func TestInfer_podGroups(t *testing.T) {
 		{name: "failed three times, backing off with √4 max in the error heap", n: 4, failedAt: now.Add(-2 * time.Second), count: 3,
 			groups: []*schedulingv1beta1.PodGroup{podGroupObj("g", 4)}, metrics: groupMetrics(true),
 			want: want{queue: queue.LocationErrorBackoff, summary: "never popped early", maxBackoff: "20s"},
-			// 4 s after the failure (1 s << 2, under 20 s), whole seconds.
-			nextRetry: now.Add(2 * time.Second)},
-		{name: "backoff over: back in activeQ, never parked", n: 4, failedAt: now.Add(-30 * time.Second), count: 6,
-			groups: []*schedulingv1beta1.PodGroup{podGroupObj("g", 0)}, metrics: groupMetrics(true),
+			// Expires 4 s after the failure (1 s << 2, under 20 s), popped
+			// by the flush of the next whole second.
+			nextRetry: now.Add(3 * time.Second)},
+		{name: "backoff over, the queue counts say activeQ: back in activeQ, never parked", n: 4, failedAt: now.Add(-30 * time.Second), count: 6,
+			groups: []*schedulingv1beta1.PodGroup{podGroupObj("g", 0)}, metrics: groupMetricsActive(4),
 			want: want{queue: queue.LocationActive, summary: "never parked in unschedulablePods", maxBackoff: "20s"}},
+		// The 20 s backoff after failure 6 expired 10 s ago: popped by the
+		// next second's flush, failed again out of sight moments later, and
+		// backing off anew for 20 s (the counts agree), popped at the flush
+		// after that.
+		{name: "backoff over by the events, in backoff by the counts: a hidden cycle, back in the error heap", n: 4, failedAt: now.Add(-30 * time.Second), count: 6,
+			groups: []*schedulingv1beta1.PodGroup{podGroupObj("g", 0)}, metrics: groupMetrics(true),
+			want:      want{queue: queue.LocationErrorBackoff, summary: "never popped early", maxBackoff: "20s"},
+			nextRetry: now.Add(12 * time.Second)},
 		{name: "gang short of members", n: 2, groups: []*schedulingv1beta1.PodGroup{podGroupObj("g", 5)},
 			metrics: groupMetrics(true), want: want{queue: queue.LocationActive, summary: "needs 3 more", waitingFor: 3, maxBackoff: "14.142135623s"}},
 		{name: "GenericWorkload off: pods alone", n: 2, failedAt: now.Add(-2 * time.Second), count: 1,
