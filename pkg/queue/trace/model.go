@@ -73,6 +73,8 @@ type Model struct {
 	// reused), and byKey finds a pod's index from its name.
 	groups bool
 	byKey  map[string]int32
+	// keyed is how many of names byKey holds (indexOf).
+	keyed int
 }
 
 // podState is what the driver keeps per pod: the latest object (nil until
@@ -420,11 +422,13 @@ func (m *Model) indexOf(name string) int32 {
 	if i, ok := m.byKey[name]; ok {
 		return i
 	}
-	for i := 0; i < m.names.len(); i++ {
-		if m.names.at(int32(i)) == name {
-			m.byKey[name] = int32(i)
-			return int32(i)
-		}
+	// Index the names given since the last miss, once each (a streamed
+	// replay gives more as it reads).
+	for ; m.keyed < m.names.len(); m.keyed++ {
+		m.byKey[m.names.at(int32(m.keyed))] = int32(m.keyed)
+	}
+	if i, ok := m.byKey[name]; ok {
+		return i
 	}
 	panic("trace: no pod " + name)
 }
