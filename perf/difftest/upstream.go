@@ -485,6 +485,65 @@ func (u *Upstream) Snapshot() trace.Snapshot {
 	if u.genericWorkload {
 		return u.groupSnapshot()
 	}
+	s := newSnapshot(false)
+	attempts := func(p *v1.Pod) int {
+		if pi, ok := u.Queue.GetPod(p.Name, p.Namespace, nil); ok {
+			return pi.Attempts
+		}
+		return -1
+	}
+	for _, p := range u.Queue.PodsInActiveQ() {
+		putPod(&s, p, "active", attempts(p))
+	}
+	for _, p := range u.Queue.PodsInBackoffQ() {
+		putPod(&s, p, u.Queue.BackoffHeap(p), attempts(p))
+	}
+	for _, p := range u.Queue.UnschedulablePods() {
+		where := "unschedulable"
+		if pi, ok := u.Queue.GetPod(p.Name, p.Namespace, nil); ok && pi.Gated() {
+			where = "gated"
+		}
+		putPod(&s, p, where, attempts(p))
+	}
+	u.putInFlight(&s)
+	return s
+}
+
+// groupSnapshot is Snapshot with GenericWorkload on: every entity as the
+// export file lists it, members in their group's queue, pending and
+// incomplete pods, and the queued groups.
+func (u *Upstream) groupSnapshot() trace.Snapshot {
+	s := newSnapshot(true)
+	for _, e := range u.Queue.Entities() {
+		switch en := e.Entity.(type) {
+		case *framework.QueuedPodInfo:
+			putPod(&s, en.Pod, e.Queue, en.Attempts)
+		case *framework.QueuedPodGroupInfo:
+			key := en.Namespace + "/" + en.Name
+			if _, dup := s.Groups[key]; dup {
+				u.errs.add(fmt.Sprintf("pod group %s is queued twice", key))
+			}
+			s.Groups[key] = trace.GroupState{Queue: e.Queue, Attempts: en.Attempts, Size: en.Size()}
+			en.ForEachPodInfo(func(pi *framework.QueuedPodInfo) bool {
+				putPod(&s, pi.Pod, e.Queue, pi.Attempts)
+				return true
+			})
+		}
+	}
+	pending, incomplete := u.Queue.PodGroupMembers()
+	for _, pi := range pending {
+		putPod(&s, pi.Pod, "pending", pi.Attempts)
+	}
+	for _, pi := range incomplete {
+		putPod(&s, pi.Pod, "incomplete", pi.Attempts)
+	}
+	u.putInFlight(&s)
+	return s
+}
+
+// newSnapshot reads the queue's gauges and counters (with the pod-group
+// queues when groups), for the pods to be put in.
+func newSnapshot(groups bool) trace.Snapshot {
 	s := trace.Snapshot{
 		Pending: trace.Pending{
 			Active:        gaugeValue(metrics.ActivePods()),
@@ -495,107 +554,39 @@ func (u *Upstream) Snapshot() trace.Snapshot {
 		Incoming: incomingPods(),
 		Pods:     map[string]trace.PodState{},
 	}
-	// A pod listed twice would break upstream's invariants; show both places
-	// so the comparison fails on it.
-	put := func(p *v1.Pod, where string, attempts int) {
-		key := p.Namespace + "/" + p.Name
-		if old, ok := s.Pods[key]; ok {
-			where = old.Queue + "+" + where
-		}
-		s.Pods[key] = trace.PodState{Queue: where, Attempts: attempts}
-	}
-	attempts := func(p *v1.Pod) int {
-		if pi, ok := u.Queue.GetPod(p.Name, p.Namespace, nil); ok {
-			return pi.Attempts
-		}
-		return -1
-	}
-	for _, p := range u.Queue.PodsInActiveQ() {
-		put(p, "active", attempts(p))
-	}
-	for _, p := range u.Queue.PodsInBackoffQ() {
-		put(p, u.Queue.BackoffHeap(p), attempts(p))
-	}
-	for _, p := range u.Queue.UnschedulablePods() {
-		where := "unschedulable"
-		if pi, ok := u.Queue.GetPod(p.Name, p.Namespace, nil); ok && pi.Gated() {
-			where = "gated"
-		}
-		put(p, where, attempts(p))
-	}
-	inFlight := u.Queue.InFlightPods()
-	for _, p := range inFlight {
-		a := -1
-		if pi, ok := u.inFlight[string(p.UID)]; ok {
-			a = pi.Attempts
-		}
-		put(p, "inFlight", a)
-	}
-	if len(inFlight) != len(u.inFlight) {
-		u.errs.add(fmt.Sprintf("upstream has %d pods in flight, the harness %d", len(inFlight), len(u.inFlight)))
+	if groups {
+		s.Pending.Incomplete = gaugeValue(metrics.IncompletePodGroupPods())
+		s.Pending.PendingPodGroup = gaugeValue(metrics.PendingPodGroupPods())
+		s.Groups = map[string]trace.GroupState{}
 	}
 	return s
 }
 
-// groupSnapshot is Snapshot with GenericWorkload on: every entity as the
-// export file lists it, members in their group's queue, pending and
-// incomplete pods, and the queued groups.
-func (u *Upstream) groupSnapshot() trace.Snapshot {
-	s := trace.Snapshot{
-		Pending: trace.Pending{
-			Active:          gaugeValue(metrics.ActivePods()),
-			Backoff:         gaugeValue(metrics.BackoffPods()),
-			Unschedulable:   gaugeValue(metrics.UnschedulablePods()),
-			Gated:           gaugeValue(metrics.GatedPods()),
-			Incomplete:      gaugeValue(metrics.IncompletePodGroupPods()),
-			PendingPodGroup: gaugeValue(metrics.PendingPodGroupPods()),
-		},
-		Incoming: incomingPods(),
-		Pods:     map[string]trace.PodState{},
-		Groups:   map[string]trace.GroupState{},
+// putPod records where pod p is. A pod listed twice would break upstream's
+// invariants; both places are shown so that the comparison fails on it.
+func putPod(s *trace.Snapshot, p *v1.Pod, where string, attempts int) {
+	key := p.Namespace + "/" + p.Name
+	if old, ok := s.Pods[key]; ok {
+		where = old.Queue + "+" + where
 	}
-	put := func(p *v1.Pod, where string, attempts int) {
-		key := p.Namespace + "/" + p.Name
-		if old, ok := s.Pods[key]; ok {
-			where = old.Queue + "+" + where
-		}
-		s.Pods[key] = trace.PodState{Queue: where, Attempts: attempts}
-	}
-	for _, e := range u.Queue.Entities() {
-		switch en := e.Entity.(type) {
-		case *framework.QueuedPodInfo:
-			put(en.Pod, e.Queue, en.Attempts)
-		case *framework.QueuedPodGroupInfo:
-			key := en.Namespace + "/" + en.Name
-			if _, dup := s.Groups[key]; dup {
-				u.errs.add(fmt.Sprintf("pod group %s is queued twice", key))
-			}
-			s.Groups[key] = trace.GroupState{Queue: e.Queue, Attempts: en.Attempts, Size: en.Size()}
-			en.ForEachPodInfo(func(pi *framework.QueuedPodInfo) bool {
-				put(pi.Pod, e.Queue, pi.Attempts)
-				return true
-			})
-		}
-	}
-	pending, incomplete := u.Queue.PodGroupMembers()
-	for _, pi := range pending {
-		put(pi.Pod, "pending", pi.Attempts)
-	}
-	for _, pi := range incomplete {
-		put(pi.Pod, "incomplete", pi.Attempts)
-	}
+	s.Pods[key] = trace.PodState{Queue: where, Attempts: attempts}
+}
+
+// putInFlight records the pods in flight, with the attempts of the records
+// the harness popped, and checks that upstream and the harness agree on
+// how many there are.
+func (u *Upstream) putInFlight(s *trace.Snapshot) {
 	inFlight := u.Queue.InFlightPods()
 	for _, p := range inFlight {
 		a := -1
 		if pi, ok := u.inFlight[string(p.UID)]; ok {
 			a = pi.Attempts
 		}
-		put(p, "inFlight", a)
+		putPod(s, p, "inFlight", a)
 	}
 	if len(inFlight) != len(u.inFlight) {
 		u.errs.add(fmt.Sprintf("upstream has %d pods in flight, the harness %d", len(inFlight), len(u.inFlight)))
 	}
-	return s
 }
 
 func gaugeValue(g any) int {
