@@ -1,49 +1,30 @@
 package kind_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// lockedBuffer is what a running watch has written so far.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
 
 // watchProc is a running `status --watch` or `explain --watch`.
 type watchProc struct {
 	name        string
 	cmd         *exec.Cmd
-	out, errOut *lockedBuffer
+	out, errOut *testsupport.TailBuffer
 	exited      chan error
 }
 
 func startWatch(t *testing.T, kubeconfig, name string, args ...string) *watchProc {
 	t.Helper()
-	w := &watchProc{name: name, out: &lockedBuffer{}, errOut: &lockedBuffer{}, exited: make(chan error, 1)}
+	w := &watchProc{name: name, out: &testsupport.TailBuffer{Max: 64 << 20}, errOut: &testsupport.TailBuffer{Max: 64 << 20}, exited: make(chan error, 1)}
 	w.cmd = exec.Command(env(t, "SCHEDQ_PLUGIN", ""), append(args, "--kubeconfig", kubeconfig)...)
 	w.cmd.Stdout, w.cmd.Stderr = w.out, w.errOut
 	if err := w.cmd.Start(); err != nil {

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -21,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
+	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 )
 
@@ -101,34 +101,18 @@ func (s *standIn) source(t *testing.T) metricscrape.Source {
 	return src
 }
 
-// syncBuffer is a bytes.Buffer a watch writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+// watchOutput is what a running watch has written so far: all of it.
+func watchOutput() *testsupport.TailBuffer { return &testsupport.TailBuffer{Max: 64 << 20} }
 
 // waitFor waits until cond holds, or fails the test after d.
 func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not happen within %s", what, d)
+	testsupport.Eventually(t, d, 50*time.Millisecond, func() string {
+		if cond() {
+			return ""
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return what + " did not happen"
+	})
 }
 
 // TestStatusWatch_schedulerRestart: status --watch goes on through a
@@ -139,7 +123,7 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 func TestStatusWatch_schedulerRestart(t *testing.T) {
 	sched := newStandIn(t, "cp-1", "v1.36-settled.prom")
 	o, _ := newTestStatusOptions(sched.source(t), clock.RealClock{})
-	out, errOut := &syncBuffer{}, &syncBuffer{}
+	out, errOut := watchOutput(), watchOutput()
 	o.Out, o.ErrOut = out, errOut
 	o.Watch, o.Interval, o.timeout = true, MinStatusInterval, 5*time.Second
 	ctx, cancel := context.WithCancel(context.Background())
@@ -195,7 +179,7 @@ func TestExplainWatch_schedulerRestart(t *testing.T) {
 	sched := newStandIn(t, "cp-1", "v1.36-parked.prom")
 	o, client, _, _ := newTestExplain(t, parkedCluster(0), "-A")
 	_ = client
-	out, errOut := &syncBuffer{}, &syncBuffer{}
+	out, errOut := watchOutput(), watchOutput()
 	o.Out, o.ErrOut = out, errOut
 	o.source = sched.source(t)
 	o.Watch, o.Interval, o.timeout = true, MinStatusInterval, 5*time.Second
