@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -113,16 +114,34 @@ const kindControllers = "*,bootstrapsigner,tokencleaner,-node-lifecycle-controll
 // the pods of upstream's templates that set spec.priority.
 const kindDisabledAdmission = "ServiceAccount,TaintNodesByCondition,Priority"
 
+// kindPodGroupAPI is the API version of PodGroup (GenericWorkload, beta
+// in v1.37), which kube-apiserver serves only when asked to.
+const kindPodGroupAPI = "scheduling.k8s.io/v1beta1"
+
+// KindRuntimeConfig is the API versions kube-apiserver must serve for the
+// gates beyond its defaults, as --runtime-config takes them: upstream's
+// scheduler_perf rule (mustSetupCluster) for GenericWorkload, whose
+// scheduler otherwise waits forever on a PodGroup informer that cannot
+// list, and whose workloads cannot create PodGroups. Nil when none.
+func KindRuntimeConfig(gates map[string]bool) map[string]string {
+	if !gates[metricscrape.GateGenericWorkload] {
+		return nil
+	}
+	return map[string]string{kindPodGroupAPI: "true"}
+}
+
 // KindConfig is the kind cluster configuration for a workload: one
 // control-plane node that mounts hostSchedulerDir (holding
 // scheduler-config.yaml) at KindSchedulerConfigDir; the feature gates on
-// every component; kube-scheduler started with --config; the node lifecycle
-// controller and the TaintNodesByCondition admission plugin off, so that
-// fake nodes stay schedulable; no CNI and no kube-proxy, so that no
-// DaemonSet puts pods on the fake nodes. With an emulation version, every
-// control-plane component emulates it.
+// every component; the API versions they need served (KindRuntimeConfig);
+// kube-scheduler started with --config; the node lifecycle controller and
+// the TaintNodesByCondition admission plugin off, so that fake nodes stay
+// schedulable; no CNI and no kube-proxy, so that no DaemonSet puts pods on
+// the fake nodes. With an emulation version, every control-plane component
+// emulates it.
 func KindConfig(name string, gates map[string]bool, emulationVersion, hostSchedulerDir string) (*v1alpha4.Cluster, error) {
 	gateArg := workload.FormatGates(gates)
+	runtimeConfig := KindRuntimeConfig(gates)
 	common := func(args ...arg) []arg {
 		if gateArg != "" {
 			args = append(args, arg{"feature-gates", gateArg})
@@ -132,11 +151,15 @@ func KindConfig(name string, gates map[string]bool, emulationVersion, hostSchedu
 		}
 		return args
 	}
+	apiserverArgs := []arg{{"disable-admission-plugins", kindDisabledAdmission}}
+	if len(runtimeConfig) > 0 {
+		// kind writes RuntimeConfig into the apiserver's extraArgs, which
+		// this patch replaces: the patch carries it too.
+		apiserverArgs = append(apiserverArgs, arg{"runtime-config", formatRuntimeConfig(runtimeConfig)})
+	}
 	patch := clusterConfigurationPatch{
-		Kind: "ClusterConfiguration",
-		APIServer: component{ExtraArgs: common(
-			arg{"disable-admission-plugins", kindDisabledAdmission},
-		)},
+		Kind:      "ClusterConfiguration",
+		APIServer: component{ExtraArgs: common(apiserverArgs...)},
 		ControllerManager: component{ExtraArgs: common(
 			arg{"controllers", kindControllers},
 			arg{"enable-hostpath-provisioner", "true"},
@@ -154,9 +177,10 @@ func KindConfig(name string, gates map[string]bool, emulationVersion, hostSchedu
 		return nil, err
 	}
 	cfg := &v1alpha4.Cluster{
-		TypeMeta:     v1alpha4.TypeMeta{Kind: "Cluster", APIVersion: "kind.x-k8s.io/v1alpha4"},
-		Name:         name,
-		FeatureGates: gates,
+		TypeMeta:      v1alpha4.TypeMeta{Kind: "Cluster", APIVersion: "kind.x-k8s.io/v1alpha4"},
+		Name:          name,
+		FeatureGates:  gates,
+		RuntimeConfig: runtimeConfig,
 		Networking: v1alpha4.Networking{
 			DisableDefaultCNI: true,
 			KubeProxyMode:     "none",
@@ -175,6 +199,20 @@ func KindConfig(name string, gates map[string]bool, emulationVersion, hostSchedu
 		KubeadmConfigPatches: []string{string(data)},
 	}
 	return cfg, nil
+}
+
+// formatRuntimeConfig writes rc as --runtime-config takes it, sorted as
+// kind writes it.
+func formatRuntimeConfig(rc map[string]string) string {
+	keys := make([]string, 0, len(rc))
+	for k := range rc {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		keys[i] = k + "=" + rc[k]
+	}
+	return strings.Join(keys, ",")
 }
 
 type arg struct {

@@ -158,6 +158,63 @@ func TestKindConfig_emulationVersion(t *testing.T) {
 	}
 }
 
+// TestKindConfig_runtimeConfig checks that a workload with GenericWorkload
+// on gets PodGroups (scheduling.k8s.io/v1beta1) served: kube-apiserver
+// does not serve that beta API by default, and without it the scheduler
+// never gets Ready (its PodGroup informer cannot list) and createPodGroups
+// fails. kind's own runtime-config arg is in the extraArgs list the patch
+// replaces, so the patch must carry it.
+func TestKindConfig_runtimeConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		gates map[string]bool
+		want  string // the apiserver's runtime-config; "" for none
+	}{
+		{"GenericWorkload on", map[string]bool{"GenericWorkload": true, "SchedulerPopFromBackoffQ": true}, "scheduling.k8s.io/v1beta1=true"},
+		{"GenericWorkload off", map[string]bool{"GenericWorkload": false}, ""},
+		{"GenericWorkload not set", map[string]bool{"SchedulerPopFromBackoffQ": false}, ""},
+		{"no gates", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := KindConfig("x", tc.gates, "", "/d")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var patch clusterConfigurationPatch
+			if err := yaml.UnmarshalStrict([]byte(cfg.KubeadmConfigPatches[0]), &patch); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, a := range patch.APIServer.ExtraArgs {
+				if a.Name == "runtime-config" {
+					got = append(got, a.Value)
+				}
+			}
+			var want []string
+			if tc.want != "" {
+				want = []string{tc.want}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("kube-apiserver runtime-config args (-want, +got):\n%s", diff)
+			}
+			for _, c := range []component{patch.ControllerManager, patch.Scheduler} {
+				for _, a := range c.ExtraArgs {
+					if a.Name == "runtime-config" {
+						t.Errorf("runtime-config on a component other than kube-apiserver: %+v", c.ExtraArgs)
+					}
+				}
+			}
+			var wantRC map[string]string
+			if tc.want != "" {
+				wantRC = map[string]string{"scheduling.k8s.io/v1beta1": "true"}
+			}
+			if diff := cmp.Diff(wantRC, cfg.RuntimeConfig); diff != "" {
+				t.Errorf("kind's runtimeConfig (-want, +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestKindSchedulerConfig(t *testing.T) {
 	data, err := KindSchedulerConfig(nil, "")
 	if err != nil {
