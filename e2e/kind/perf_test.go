@@ -218,3 +218,85 @@ func kindInterrupt(t *testing.T, send func(pid int) error) {
 		t.Errorf("container %s of cluster %s left behind", c, name)
 	}
 }
+
+// TestPerf_kindPodGroups runs a pod-group workload (incomplete-groups,
+// GenericWorkload on) at its integration-test size through the plugin on
+// --cluster kind: kube-apiserver serves PodGroups, the kind cluster's own
+// scheduler runs with GenericWorkload and holds the gang members in its
+// incomplete pod-group queue until their PodGroups exist, then binds them
+// all; nothing is left. One side only (the gate at its default), to keep
+// make test-kind short; the on/off figures are in workloads/README.md.
+func TestPerf_kindPodGroups(t *testing.T) {
+	plugin, image, environ := perfEnv(t)
+	networks := dockerNames(t, "{{.Name}}", "network", "ls")
+	out := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, plugin, "perf", "run", "incomplete-groups", "--label-filter", "integration-test",
+		"--cluster", "kind", "--kind-image", image, "--out", out)
+	cmd.Env = environ
+	began := time.Now()
+	stdout, err := cmd.Output()
+	var stderr string
+	if ee, ok := err.(*exec.ExitError); ok {
+		stderr = string(ee.Stderr)
+	}
+	t.Logf("perf run took %.0fs\n%s", time.Since(began).Seconds(), stdout)
+	if err != nil {
+		t.Fatalf("perf run: %v\n%s", err, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []struct {
+		Workload       string          `json:"workload"`
+		Cluster        string          `json:"cluster"`
+		SchedulerGates map[string]bool `json:"schedulerGates"`
+		Error          string          `json:"error"`
+		Windows        []struct {
+			Name  string `json:"name"`
+			Bound int    `json:"bound"`
+		} `json:"windows"`
+		Queue struct {
+			Samples []struct {
+				Pending map[string]int `json:"pending"`
+			} `json:"samples"`
+		} `json:"queue"`
+	}
+	if err := json.Unmarshal(data, &results); err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 1 {
+		t.Fatalf("%d results, want the integration-test workload's one", len(results))
+	}
+	r := results[0]
+	if r.Error != "" || !strings.HasPrefix(r.Cluster, "kind cluster schedq-perf-") || r.Workload != "4Nodes_5Groupsx4_20Blocked" {
+		t.Errorf("workload %q, cluster %q, error %q", r.Workload, r.Cluster, r.Error)
+	}
+	if !r.SchedulerGates["GenericWorkload"] {
+		t.Errorf("the scheduler reports GenericWorkload off (gates %v)", r.SchedulerGates)
+	}
+	bound := -1
+	for _, w := range r.Windows {
+		if w.Name == "release" {
+			bound = w.Bound
+		}
+	}
+	if bound != 20 {
+		t.Errorf("%d pods bound in the release window, want the 20 gang members", bound)
+	}
+	// The members wait in the scheduler's incomplete pod-group queue while
+	// their PodGroups do not exist, and none is left there at the end.
+	held, last := 0, -1
+	for _, s := range r.Queue.Samples {
+		held = max(held, s.Pending["incomplete"])
+		last = s.Pending["incomplete"]
+	}
+	if held != 20 || last != 0 {
+		t.Errorf("pending_pods{queue=\"incomplete\"} at most %d and %d at the end, want 20 during the hold and 0 after", held, last)
+	}
+	if left := perfLeftovers(t, networks); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
