@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -57,6 +58,14 @@ func TestDifferential_Versions(t *testing.T) {
 	n := envInt(t, "SCHEDQ_DIFF_TRACES", 200)
 	base := int64(envInt(t, "SCHEDQ_DIFF_SEED", 1))
 	record := os.Getenv("SCHEDQ_RECORD_RANDOM")
+	// outputs are the upstream outputs of each version by trace, to tell
+	// how often the versions' queues print differently.
+	type key struct {
+		seed  int64
+		pfb   bool
+		trace [sha256.Size]byte
+	}
+	outputs := map[string]map[key][sha256.Size]byte{}
 	for _, bin := range bins {
 		kubeVersion := strings.TrimPrefix(filepath.Base(bin), replayBin+"-")
 		t.Run(kubeVersion, func(t *testing.T) {
@@ -82,6 +91,8 @@ func TestDifferential_Versions(t *testing.T) {
 				rec = zw
 			}
 			same, failed := 0, 0
+			outs := map[key][sha256.Size]byte{}
+			outputs[kubeVersion] = outs
 			replayBatch(t, bin, func(emit func(batchRecord)) {
 				for _, pfb := range []bool{true, false} {
 					for seed := base; seed < base+int64(n); seed++ {
@@ -96,6 +107,9 @@ func TestDifferential_Versions(t *testing.T) {
 					}
 				}
 			}, func(r batchRecord, line []byte) {
+				if r.Out != nil {
+					outs[key{r.Seed, r.PopFromBackoffQ, sha256.Sum256([]byte(r.Trace))}] = sha256.Sum256([]byte(*r.Out))
+				}
 				if rec != nil {
 					if _, err := rec.Write(line); err != nil {
 						t.Fatal(err)
@@ -116,6 +130,22 @@ func TestDifferential_Versions(t *testing.T) {
 			}
 			t.Logf("%s: %d of %d traces identical (seeds %d–%d, SchedulerPopFromBackoffQ on and off)", kubeVersion, same, same+failed, base, base+int64(n)-1)
 		})
+	}
+	// How far the traces tell the versions' real queues apart: a trace the
+	// generator made the same for two versions, printed differently.
+	for i := 1; i < len(bins); i++ {
+		a := strings.TrimPrefix(filepath.Base(bins[i-1]), replayBin+"-")
+		b := strings.TrimPrefix(filepath.Base(bins[i]), replayBin+"-")
+		common, differ := 0, 0
+		for k, out := range outputs[a] {
+			if other, ok := outputs[b][k]; ok {
+				common++
+				if other != out {
+					differ++
+				}
+			}
+		}
+		t.Logf("upstream %s and %s: %d of the %d traces both replayed printed differently", a, b, differ, common)
 	}
 }
 
