@@ -11,7 +11,7 @@ FUZZTIME  ?= 30s
 PERF_KUBE_VERSION = $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2 }' perf/go.mod)
 
 .PHONY: perf perf-compare-upstream demo mixin test-mixin mixin-recordings test-prometheus
-.PHONY: upstream-configs help all build build-perf test test-root test-perf bench fuzz lint lint-root lint-perf difftest upstreamqueue gates update-gates verify-gates etcd upstream-workloads tidy-check clean
+.PHONY: upstream-configs help all build build-perf test test-root test-perf bench fuzz lint lint-root lint-perf difftest upstreamqueue upstream-versions gates update-gates verify-gates etcd upstream-workloads tidy-check clean
 .PHONY: snapshot krew-manifest krew-tools krew-validate go-install-check goreleaser-tool goreleaser-check release-check
 
 all: build
@@ -148,6 +148,16 @@ perf-compare-upstream: build-perf etcd ## SchedulingBasic (500 nodes, 5000 measu
 upstreamqueue: ## generate perf/difftest/internal/upstreamqueue
 	cd perf && $(GO) run ./difftest/internal/upstreamgen
 
+# The queues of the versions before perf/go.mod's (upstreamgen's version
+# table, older.go): a generated module per version that requires it (never
+# committed), with upstream's queue copied from the module cache, the
+# driver and the in-process benchmark; and its schedq-upstream-replay.
+# Compiling an older Kubernetes' scheduler packages cold takes minutes each.
+UPSTREAM_VERSIONS_DIR := $(CURDIR)/perf/out/upstream-versions
+
+upstream-versions: ## generate a module per older version's queue → perf/out/upstream-versions/<version>, and build bin/schedq-upstream-replay-<version>
+	cd perf && $(GO) run ./difftest/internal/upstreamgen -older -o $(UPSTREAM_VERSIONS_DIR) -bin $(CURDIR)/$(BIN)
+
 # The plugin checks feature gates before a cluster starts but cannot link
 # k8s.io/kubernetes: pkg/workload holds a generated copy of the gate table of
 # perf/go.mod's version (TestKnownGates in perf/internal/gatestable fails when it is stale).
@@ -160,12 +170,14 @@ verify-gates: ## fail when pkg/workload/zz_generated.gates.go is not what update
 	@tmp=$$(mktemp) && trap 'rm -f $$tmp' EXIT && cd perf && $(GO) run ./hack/gatesgen -o $$tmp && \
 	  diff -u ../pkg/workload/zz_generated.gates.go $$tmp >/dev/null || { echo "verify-gates: pkg/workload/zz_generated.gates.go is stale: run make update-gates"; exit 1; }
 
-difftest: upstreamqueue ## thousands of random traces (pod groups too: TestDifferential_PodGroups) and the 1,000,000-op trace, model vs upstream PriorityQueue
-	cd perf && SCHEDQ_DIFF_TRACES=5000 SCHEDQ_DIFF_LARGE=1 $(GO) test -count=1 -timeout 60m -run 'TestDifferential' -v ./difftest/
+difftest: upstreamqueue upstream-versions ## thousands of random traces per version and gate setting (pod groups too: TestDifferential_PodGroups; older versions: TestDifferential_Versions) and the 1,000,000-op trace, model vs upstream PriorityQueue
+	cd perf && SCHEDQ_DIFF_TRACES=5000 SCHEDQ_DIFF_LARGE=1 SCHEDQ_UPSTREAM_REPLAY_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 90m -run 'TestDifferential' -v ./difftest/
 
-bench: upstreamqueue ## benchmarks of the model (and the model vs upstream in perf/, in process and as commands)
+bench: upstreamqueue upstream-versions ## benchmarks of the model (and the model vs upstream in perf/, in process and as commands; the older versions' model vs their queues in process)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	cd perf && $(GO) test -run '^$$' -bench 'Replay|Memory|Simulate' -benchtime 1x ./difftest/
+	for d in $(UPSTREAM_VERSIONS_DIR)/*/; do echo "== $$d"; \
+	  (cd $$d && GOWORK=off $(GO) test -run '^$$' -bench 'ModelVsUpstream' -benchtime 1x ./difftest/) || exit 1; done
 
 fuzz: ## each fuzz target for FUZZTIME
 	@for t in $$($(GO) test -list '^Fuzz' ./... 2>/dev/null | grep '^Fuzz' ); do \

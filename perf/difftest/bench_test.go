@@ -28,6 +28,9 @@ const benchSeed = tracegen.LargeSeed
 
 func newBenchCase(name string) *benchCase {
 	opts, _ := tracegen.Large(name)
+	// Valid for the queue it is replayed on: upstreamgen copies this file
+	// into the modules of the older versions' queues.
+	opts.Version = UpstreamVersion
 	c := &benchCase{name: name, opts: opts}
 	c.trace = sync.OnceValue(func() *trace.Trace { return tracegen.Generate(benchSeed, c.opts) })
 	return c

@@ -14,26 +14,6 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue/trace/tracegen"
 )
 
-// replayModel replays t through the model.
-func replayModel(t *trace.Trace) ([]byte, error) {
-	var out bytes.Buffer
-	err := trace.Replay(t, newModel(t.Config, t.Plugins()), &out)
-	return out.Bytes(), err
-}
-
-// replayUpstream replays t through upstream's queue. errs are what upstream
-// logged at error level.
-func replayUpstream(t *trace.Trace) (out []byte, errs []string, err error) {
-	u, err := NewUpstream(t.Config, t.Plugins())
-	if err != nil {
-		return nil, nil, err
-	}
-	defer u.Close()
-	var b bytes.Buffer
-	err = trace.Replay(t, u, &b)
-	return b.Bytes(), u.Errors(), err
-}
-
 // disagreement replays t through both and describes how they differ, or
 // returns "" if they agree. A trace the model rejects is not a disagreement
 // (the generator and the minimizer rely on that).

@@ -193,62 +193,70 @@ func TestReplay_PodNames(t *testing.T) {
 	}
 }
 
-// TestReplay_RecordedRandom replays the random traces recorded from
-// upstream v1.36.3's PriorityQueue on the models of v1.34, v1.35 and v1.36
-// (see testdata/upstream-random/README.md), and checks that the v1.37 model
-// is told apart from them by some.
+// TestReplay_RecordedRandom replays the random traces recorded from each
+// older version's real PriorityQueue (testdata/upstream-random, see its
+// README.md) on the model of that version, and checks that the v1.37 model
+// is told apart from each by some.
 func TestReplay_RecordedRandom(t *testing.T) {
-	f, err := os.Open("testdata/upstream-random/v1.36.3.jsonl.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := json.NewDecoder(zr)
-	n, differ37 := 0, 0
-	for {
-		var rec struct {
-			Seed            int64  `json:"seed"`
-			PopFromBackoffQ bool   `json:"popFromBackoffQ"`
-			Trace           string `json:"trace"`
-			Out             string `json:"out"`
-		}
-		if err := dec.Decode(&rec); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		n++
-		tr, err := trace.Read(strings.NewReader(rec.Trace))
-		if err != nil {
-			t.Fatalf("seed %d: %v", rec.Seed, err)
-		}
-		for _, v := range []queue.Version{queue.V1_34, queue.V1_35, queue.V1_36, queue.V1_37} {
-			cfg := tr.Config
-			cfg.Version = v
-			var out bytes.Buffer
-			err := trace.Replay(tr, trace.NewModel(cfg, tr.Plugins()), &out)
-			d := trace.Compare([]byte(rec.Out), out.Bytes())
-			switch {
-			case v == queue.V1_37:
-				if err != nil || d != "" {
-					differ37++
-				}
-			case err != nil:
-				t.Errorf("seed %d, popFromBackoffQ=%v, %s: %v", rec.Seed, rec.PopFromBackoffQ, v, err)
-			case d != "":
-				t.Errorf("seed %d, popFromBackoffQ=%v, %s: output differs from upstream v1.36.3's: %s", rec.Seed, rec.PopFromBackoffQ, v, d)
+	for _, kubeVersion := range []string{"v1.34.4", "v1.35.4", "v1.36.3"} {
+		t.Run(kubeVersion, func(t *testing.T) {
+			v, err := queue.ParseVersion(kubeVersion)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			f, err := os.Open("testdata/upstream-random/" + kubeVersion + ".jsonl.gz")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			zr, err := gzip.NewReader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dec := json.NewDecoder(zr)
+			n, differ37 := 0, 0
+			for {
+				var rec struct {
+					Seed            int64  `json:"seed"`
+					PopFromBackoffQ bool   `json:"popFromBackoffQ"`
+					Trace           string `json:"trace"`
+					Out             string `json:"out"`
+				}
+				if err := dec.Decode(&rec); err == io.EOF {
+					break
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				n++
+				tr, err := trace.Read(strings.NewReader(rec.Trace))
+				if err != nil {
+					t.Fatalf("seed %d: %v", rec.Seed, err)
+				}
+				for _, mv := range []queue.Version{v, queue.V1_37} {
+					cfg := tr.Config
+					cfg.Version = mv
+					var out bytes.Buffer
+					err := trace.Replay(tr, trace.NewModel(cfg, tr.Plugins()), &out)
+					d := trace.Compare([]byte(rec.Out), out.Bytes())
+					switch {
+					case mv == queue.V1_37:
+						if err != nil || d != "" {
+							differ37++
+						}
+					case err != nil:
+						t.Errorf("seed %d, popFromBackoffQ=%v, %s: %v", rec.Seed, rec.PopFromBackoffQ, mv, err)
+					case d != "":
+						t.Errorf("seed %d, popFromBackoffQ=%v, %s: output differs from upstream %s's: %s", rec.Seed, rec.PopFromBackoffQ, mv, kubeVersion, d)
+					}
+				}
+			}
+			if n != 400 {
+				t.Errorf("%d recorded traces, want 400", n)
+			}
+			if differ37 == 0 {
+				t.Errorf("the v1.37 model prints %s's output for every trace: the recordings cannot tell versions apart", kubeVersion)
+			}
+			t.Logf("%d traces identical on the %s model; v1.37's differs on %d", n, v, differ37)
+		})
 	}
-	if n != 400 {
-		t.Errorf("%d recorded traces, want 400", n)
-	}
-	if differ37 == 0 {
-		t.Error("the v1.37 model prints v1.36.3's output for every trace: the recordings cannot tell versions apart")
-	}
-	t.Logf("%d traces identical on v1.34, v1.35 and v1.36; v1.37 differs on %d", n, differ37)
 }

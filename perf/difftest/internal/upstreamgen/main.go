@@ -52,9 +52,18 @@ const (
 var exportTemplate []byte
 
 func main() {
-	out := flag.String("o", "", "output directory (default: difftest/internal/upstreamqueue of the perf module)")
+	out := flag.String("o", "", "output directory (default: difftest/internal/upstreamqueue of the perf module; with -older, out/upstream-versions of the perf module)")
+	older := flag.Bool("older", false, "generate a Go module per older version instead (see older.go), each with its queue, driver and schedq-upstream-replay")
+	bin := flag.String("bin", "", "with -older: build each version's schedq-upstream-replay into this directory as schedq-upstream-replay-<version>")
+	only := flag.String("versions", "", "with -older: a comma-separated subset of the versions (default: all of olderVersions)")
 	flag.Parse()
-	if err := run(*out); err != nil {
+	var err error
+	if *older {
+		err = runOlder(*out, *bin, *only)
+	} else {
+		err = run(*out)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "upstreamgen:", err)
 		os.Exit(1)
 	}
@@ -82,11 +91,8 @@ func run(out string) error {
 		return fmt.Errorf("go mod download %s: %s", upstreamModule, mod.Error)
 	}
 	src := filepath.Join(mod.Dir, filepath.FromSlash(upstreamPkg))
-	if err := checkFileSet(src); err != nil {
+	if err := checkFileSet(src, upstreamFiles); err != nil {
 		return fmt.Errorf("%s@%s: %v", upstreamModule, mod.Version, err)
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
 	}
 	want := map[string][]byte{exportFile: exportTemplate}
 	for _, f := range upstreamFiles {
@@ -96,22 +102,41 @@ func run(out string) error {
 		}
 		want[f] = b
 	}
-	// Drop anything else in the output directory (a file of an older layout).
-	entries, err := os.ReadDir(out)
-	if err != nil {
+	return syncDir(out, want)
+}
+
+// syncDir makes dir hold the files of want (paths relative to dir, with
+// slashes) and drops any other file (of an older layout) except those in
+// keep. It rewrites only the files whose content changed, so the build
+// cache stays warm.
+func syncDir(dir string, want map[string][]byte, keep ...string) error {
+	kept := map[string]bool{}
+	for _, k := range keep {
+		kept[k] = true
+	}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		if _, ok := want[filepath.ToSlash(rel)]; !ok && !kept[filepath.ToSlash(rel)] {
+			return os.Remove(path)
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	for _, e := range entries {
-		if _, ok := want[e.Name()]; !ok && !e.IsDir() {
-			if err := os.Remove(filepath.Join(out, e.Name())); err != nil {
-				return err
-			}
-		}
-	}
 	for name, b := range want {
-		path := filepath.Join(out, name)
+		path := filepath.Join(dir, filepath.FromSlash(name))
 		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
 			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
 		}
 		// Module-cache files are read-only; the copies must not be.
 		_ = os.Remove(path)
@@ -122,7 +147,7 @@ func run(out string) error {
 	return nil
 }
 
-func checkFileSet(dir string) error {
+func checkFileSet(dir string, want []string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
@@ -135,13 +160,17 @@ func checkFileSet(dir string) error {
 		}
 	}
 	sort.Strings(got)
-	if strings.Join(got, ",") != strings.Join(upstreamFiles, ",") {
-		return fmt.Errorf("%s has non-test files %v, want %v", upstreamPkg, got, upstreamFiles)
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		return fmt.Errorf("%s has non-test files %v, want %v", upstreamPkg, got, want)
 	}
 	return nil
 }
 
-func goCmd(args ...string) (string, error) {
+func goCmd(args ...string) (string, error) { return goCmdIn("", args...) }
+
+// goCmdIn runs go in dir ("" for the current directory) and returns its
+// standard output.
+func goCmdIn(dir string, args ...string) (string, error) {
 	gobin := "go"
 	if root := os.Getenv("GOROOT"); root != "" {
 		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
@@ -149,6 +178,7 @@ func goCmd(args ...string) (string, error) {
 		}
 	}
 	cmd := exec.Command(gobin, args...)
+	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	b, err := cmd.Output()

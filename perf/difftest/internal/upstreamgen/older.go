@@ -1,0 +1,233 @@
+package main
+
+// -older: the queues of the Kubernetes versions before perf/go.mod's. perf/
+// requires one k8s.io/kubernetes; each older version gets a Go module of its
+// own, generated here and gitignored (out/upstream-versions/<version> of the
+// perf module), that requires that version, pins its ./staging modules at the
+// matching v0.x.y (as e2e/infra/kind-node/build.sh does) and takes the
+// plugin's module (the model, trace and tracegen) from this checkout. Each
+// holds:
+//
+//	upstreamqueue/               the version's pkg/scheduler/backend/queue, byte
+//	                             for byte from the module cache, and
+//	                             older/export.go.txt
+//	difftest/                    the driver (older/upstream.go.txt), the files
+//	                             of the version's API rules, and perf/difftest's
+//	                             replay_test.go, bench_test.go and cputime files
+//	                             (BenchmarkReplay_ModelVsUpstream in process)
+//	cmd/schedq-upstream-replay/  perf/difftest/cmd's command on that driver
+//
+// The driver is written once for v1.34–v1.36; where their APIs differ, the
+// rule is written once, in older/before-v1.X.go.txt and
+// older/from-v1.X.go.txt for the version v1.X where it changes, and each
+// version lists the files it takes.
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"go/format"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// olderVersion is a row of the version table.
+type olderVersion struct {
+	version string
+	// files are the queue package's non-test files at that version.
+	files []string
+	// rules are the driver's files for that version's API (older/): one of
+	// before-v1.X and from-v1.X for each version v1.X where it changed.
+	rules []string
+}
+
+// The six non-test files of the queue package in v1.34–v1.36, which queue
+// pods (v1.37 queues entities: unschedulable_entities.go and more).
+var podQueueFiles = []string{
+	"active_queue.go",
+	"backoff_queue.go",
+	"nominator.go",
+	"scheduling_queue.go",
+	"testing.go",
+	"unschedulable_pods.go",
+}
+
+// olderVersions is the version table: a new supported version is a new row.
+var olderVersions = []olderVersion{
+	{"v1.34.4", podQueueFiles, []string{"before-v1.35.go.txt", "before-v1.36.go.txt"}},
+	{"v1.35.4", podQueueFiles, []string{"from-v1.35.go.txt", "before-v1.36.go.txt"}},
+	{"v1.36.3", podQueueFiles, []string{"from-v1.35.go.txt", "from-v1.36.go.txt"}},
+}
+
+const (
+	// olderModule is the module path of each generated module.
+	olderModule = "schedq.local/upstream"
+	// selfModule and perfModule are the plugin's module and perf/'s.
+	selfModule = "github.com/kubectl-schedq/kubectl-schedq"
+	perfModule = selfModule + "/perf"
+)
+
+// perfDifftestFiles are perf/difftest's files that each generated module
+// takes as they are: the replays and the in-process benchmark.
+var perfDifftestFiles = []string{"replay_test.go", "bench_test.go", "cputime_unix_test.go", "cputime_other_test.go"}
+
+//go:embed older
+var olderFS embed.FS
+
+var stagingReplace = regexp.MustCompile(`(?m)^\s*(?:replace\s+)?(\S+)\s*=>\s*\./staging/`)
+
+func runOlder(out, bin, only string) error {
+	// A go.work above the repository must not take over the generated
+	// modules.
+	os.Setenv("GOWORK", "off")
+	js, err := goCmd("list", "-m", "-json")
+	if err != nil {
+		return err
+	}
+	var perf struct{ Path, Dir, GoVersion string }
+	if err := json.Unmarshal([]byte(js), &perf); err != nil || perf.Path != perfModule {
+		return fmt.Errorf("run upstreamgen -older inside the perf module (%s), not %q", perfModule, perf.Path)
+	}
+	if out == "" {
+		out = filepath.Join(perf.Dir, "out", "upstream-versions")
+	}
+	rows := olderVersions
+	if only != "" {
+		rows = nil
+		for _, v := range strings.Split(only, ",") {
+			row, ok := findOlder(v)
+			if !ok {
+				return fmt.Errorf("-versions: %s is not in the version table (olderVersions in upstreamgen's older.go)", v)
+			}
+			rows = append(rows, row)
+		}
+	}
+	for _, row := range rows {
+		dir := filepath.Join(out, row.version)
+		if err := generateOlder(row, dir, filepath.Dir(perf.Dir), perf); err != nil {
+			return fmt.Errorf("%s: %w", row.version, err)
+		}
+		fmt.Printf("%s %s\n", row.version, dir)
+		if bin != "" {
+			abs, err := filepath.Abs(filepath.Join(bin, "schedq-upstream-replay-"+row.version))
+			if err != nil {
+				return err
+			}
+			if _, err := goCmdIn(dir, "build", "-o", abs, "./cmd/schedq-upstream-replay"); err != nil {
+				return fmt.Errorf("%s: %w", row.version, err)
+			}
+			fmt.Printf("%s %s\n", row.version, abs)
+		}
+	}
+	return nil
+}
+
+func findOlder(v string) (olderVersion, bool) {
+	for _, row := range olderVersions {
+		if row.version == v {
+			return row, true
+		}
+	}
+	return olderVersion{}, false
+}
+
+func generateOlder(row olderVersion, dir, root string, perf struct{ Path, Dir, GoVersion string }) error {
+	js, err := goCmd("mod", "download", "-json", upstreamModule+"@"+row.version)
+	if err != nil {
+		return err
+	}
+	var mod struct{ Dir, GoMod, Error string }
+	if err := json.Unmarshal([]byte(js), &mod); err != nil {
+		return fmt.Errorf("go mod download: %v", err)
+	}
+	if mod.Error != "" || mod.Dir == "" {
+		return fmt.Errorf("go mod download %s@%s: %s", upstreamModule, row.version, mod.Error)
+	}
+	src := filepath.Join(mod.Dir, filepath.FromSlash(upstreamPkg))
+	if err := checkFileSet(src, row.files); err != nil {
+		return err
+	}
+	subst := strings.NewReplacer("SCHEDQ_UPSTREAM_MODULE", olderModule, "SCHEDQ_KUBE_VERSION", row.version)
+	template := func(name string) ([]byte, error) {
+		b, err := olderFS.ReadFile("older/" + name)
+		return []byte(subst.Replace(string(b))), err
+	}
+	want := map[string][]byte{}
+	for _, f := range row.files {
+		if want["upstreamqueue/"+f], err = os.ReadFile(filepath.Join(src, f)); err != nil {
+			return err
+		}
+	}
+	if want["upstreamqueue/"+exportFile], err = template("export.go.txt"); err != nil {
+		return err
+	}
+	if want["difftest/upstream.go"], err = template("upstream.go.txt"); err != nil {
+		return err
+	}
+	for _, r := range row.rules {
+		if want["difftest/"+strings.TrimSuffix(r, ".txt")], err = template(r); err != nil {
+			return err
+		}
+	}
+	for _, f := range perfDifftestFiles {
+		if want["difftest/"+f], err = os.ReadFile(filepath.Join(perf.Dir, "difftest", f)); err != nil {
+			return err
+		}
+	}
+	cmd, err := os.ReadFile(filepath.Join(perf.Dir, "difftest", "cmd", "schedq-upstream-replay", "main.go"))
+	if err != nil {
+		return err
+	}
+	driverImport := `"` + perfModule + `/difftest"`
+	if strings.Count(string(cmd), driverImport) != 1 {
+		return fmt.Errorf("perf/difftest/cmd/schedq-upstream-replay/main.go: want one import of %s", driverImport)
+	}
+	want["cmd/schedq-upstream-replay/main.go"] = []byte(strings.Replace(string(cmd), driverImport, `"`+olderModule+`/difftest"`, 1))
+
+	// go.mod: k8s.io/kubernetes requires its staging modules at v0.0.0 and
+	// replaces them with ./staging paths that a consumer cannot see: pin
+	// each at the matching v0.x.y.
+	kgomod, err := os.ReadFile(mod.GoMod)
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(dir, root)
+	if err != nil {
+		return err
+	}
+	var gm strings.Builder
+	fmt.Fprintf(&gm, "// Code generated by upstreamgen -older. DO NOT EDIT.\n\nmodule %s\n\ngo %s\n\n", olderModule, perf.GoVersion)
+	fmt.Fprintf(&gm, "require (\n\t%s v0.0.0\n\t%s %s\n)\n\nreplace %s => %s\n\nreplace (\n", selfModule, upstreamModule, row.version, selfModule, filepath.ToSlash(rel))
+	staging := stagingReplace.FindAllStringSubmatch(string(kgomod), -1)
+	if len(staging) == 0 {
+		return fmt.Errorf("%s: no ./staging replace directives", mod.GoMod)
+	}
+	for _, m := range staging {
+		fmt.Fprintf(&gm, "\t%s => %s v0.%s\n", m[1], m[1], strings.TrimPrefix(row.version, "v1."))
+	}
+	gm.WriteString(")\n")
+	want["go.mod.in"] = []byte(gm.String())
+	// The module path replaced in the imports sorts them differently.
+	for name, b := range want {
+		if strings.HasSuffix(name, ".go") && !strings.HasPrefix(name, "upstreamqueue/") {
+			if want[name], err = format.Source(b); err != nil {
+				return fmt.Errorf("%s: %v", name, err)
+			}
+		}
+	}
+
+	old, _ := os.ReadFile(filepath.Join(dir, "go.mod.in"))
+	if err := syncDir(dir, want, "go.mod", "go.sum"); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.sum")); err == nil && string(old) == gm.String() {
+		return nil
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gm.String()), 0o644); err != nil {
+		return err
+	}
+	_, err = goCmdIn(dir, "mod", "tidy")
+	return err
+}
