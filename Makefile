@@ -173,11 +173,11 @@ verify-gates: ## fail when pkg/workload/zz_generated.gates.go is not what update
 difftest: upstreamqueue upstream-versions ## thousands of random traces per version and gate setting (pod groups too: TestDifferential_PodGroups; older versions: TestDifferential_Versions) and the 1,000,000-op trace, model vs upstream PriorityQueue
 	cd perf && SCHEDQ_DIFF_TRACES=5000 SCHEDQ_DIFF_LARGE=1 SCHEDQ_UPSTREAM_REPLAY_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 90m -run 'TestDifferential' -v ./difftest/
 
-bench: upstreamqueue upstream-versions ## benchmarks of the model (and the model vs upstream in perf/, in process and as commands; the older versions' model vs their queues in process)
+bench: upstreamqueue upstream-versions ## benchmarks of the model (and the model vs upstream in perf/, in process and as commands; the older versions' model vs their queues, in process and as commands)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	cd perf && $(GO) test -run '^$$' -bench 'Replay|Memory|Simulate' -benchtime 1x ./difftest/
 	for d in $(UPSTREAM_VERSIONS_DIR)/*/; do echo "== $$d"; \
-	  (cd $$d && GOWORK=off $(GO) test -run '^$$' -bench 'ModelVsUpstream' -benchtime 1x ./difftest/) || exit 1; done
+	  (cd $$d && GOWORK=off $(GO) test -run '^$$' -bench 'ModelVsUpstream|Simulate_EndToEnd' -benchtime 1x ./difftest/) || exit 1; done
 
 fuzz: ## each fuzz target for FUZZTIME
 	@for t in $$($(GO) test -list '^Fuzz' ./... 2>/dev/null | grep '^Fuzz' ); do \

@@ -495,18 +495,6 @@ func profile(seed int64, pfb bool) tracegen.Options {
 	return o
 }
 
-func writeTrace(t testing.TB, prefix string, tr *trace.Trace) string {
-	f, err := os.CreateTemp("", prefix+"*.trace.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := tracegen.Encode(f, tr); err != nil {
-		t.Fatal(err)
-	}
-	return f.Name()
-}
-
 func envInt(t testing.TB, name string, def int) int {
 	s := os.Getenv(name)
 	if s == "" {

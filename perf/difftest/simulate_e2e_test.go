@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -41,11 +42,22 @@ var binaries = sync.OnceValues(func() (map[string]string, error) {
 		"model":    filepath.Join(dir, "kubectl-schedq"),
 		"upstream": filepath.Join(dir, "schedq-upstream-replay"),
 	}
+	// The plugin is built in its own module, with the dependencies a user's
+	// go install takes, not this module's.
+	const plugin = "github.com/kubectl-schedq/kubectl-schedq"
+	b, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", plugin).Output()
+	if err != nil {
+		return nil, &buildError{plugin, b, err}
+	}
+	pluginDir := strings.TrimSpace(string(b))
 	for name, pkg := range map[string]string{
-		"model":    "github.com/kubectl-schedq/kubectl-schedq/cmd/kubectl-schedq",
+		"model":    plugin + "/cmd/kubectl-schedq",
 		"upstream": "github.com/kubectl-schedq/kubectl-schedq/perf/difftest/cmd/schedq-upstream-replay",
 	} {
 		cmd := exec.Command("go", "build", "-trimpath", "-o", out[name], pkg)
+		if name == "model" {
+			cmd.Dir, cmd.Env = pluginDir, append(os.Environ(), "GOWORK=off")
+		}
 		if b, err := cmd.CombinedOutput(); err != nil {
 			return nil, &buildError{pkg, b, err}
 		}
@@ -161,6 +173,19 @@ func TestCommandRunner(t *testing.T) {
 	if err := os.WriteFile(req.Result, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// writeTrace writes tr to a new temporary file and returns its path.
+func writeTrace(t testing.TB, prefix string, tr *trace.Trace) string {
+	f, err := os.CreateTemp("", prefix+"*.trace.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := tracegen.Encode(f, tr); err != nil {
+		t.Fatal(err)
+	}
+	return f.Name()
 }
 
 // traceFile writes t as a trace file, removed when tb ends, and returns

@@ -23,6 +23,7 @@ package main
 // version lists the files it takes.
 
 import (
+	"bytes"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -70,8 +71,13 @@ const (
 )
 
 // perfDifftestFiles are perf/difftest's files that each generated module
-// takes as they are: the replays and the in-process benchmark.
-var perfDifftestFiles = []string{"replay_test.go", "bench_test.go", "cputime_unix_test.go", "cputime_other_test.go"}
+// takes: the replays, the in-process benchmark and the end-to-end one, whose
+// upstream command is the generated module's own.
+var perfDifftestFiles = []string{"replay_test.go", "bench_test.go", "cputime_unix_test.go", "cputime_other_test.go", "simulate_e2e_test.go"}
+
+// upstreamReplayPkg is the upstream replay command's package, in perf/ and
+// in a generated module.
+const upstreamReplayPkg = "/difftest/cmd/schedq-upstream-replay"
 
 //go:embed older
 var olderFS embed.FS
@@ -172,9 +178,11 @@ func generateOlder(row olderVersion, dir, root string, perf struct{ Path, Dir, G
 		}
 	}
 	for _, f := range perfDifftestFiles {
-		if want["difftest/"+f], err = os.ReadFile(filepath.Join(perf.Dir, "difftest", f)); err != nil {
+		b, err := os.ReadFile(filepath.Join(perf.Dir, "difftest", f))
+		if err != nil {
 			return err
 		}
+		want["difftest/"+f] = bytes.ReplaceAll(b, []byte(`"`+perfModule+upstreamReplayPkg+`"`), []byte(`"`+olderModule+"/cmd/schedq-upstream-replay"+`"`))
 	}
 	cmd, err := os.ReadFile(filepath.Join(perf.Dir, "difftest", "cmd", "schedq-upstream-replay", "main.go"))
 	if err != nil {
