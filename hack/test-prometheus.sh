@@ -419,9 +419,11 @@ echo "   $created pods bound as they came in $((SECONDS - phase_start))s, no ale
 purge kc steady
 
 live_run 'the cluster fills up' KubeSchedulerQueueGrowingWhileSchedulingSlows
-# Two 2-CPU nodes only these pods select; three half-CPU pods a second: the
-# first eight are bound at once, then the nodes are full and the pods wait,
-# more each second, while the scheduler binds none. Should the alert not
+# Two 2-CPU nodes only these pods select; five half-CPU pods about every
+# second (more than the ten new pending pods in 10 s the alert looks for
+# even when the machine is slow): the first eight are bound at once, then
+# the nodes are full and the pods wait, more each second, while the
+# scheduler binds none. Should the alert not
 # fire within 25 s of the last binding (its rate windows have passed), one
 # more node makes room and the nodes fill again.
 want=KubeSchedulerQueueGrowingWhileSchedulingSlows/embedded
@@ -442,7 +444,7 @@ for n in $(seq 1 "$POOL"); do pool_node "$n"; done
 phase_start=$SECONDS
 fired= last_bound=0 last_bound_at=$SECONDS
 for i in $(seq 1 "$TIMEOUT"); do
-  pods "full-$i" 3 500m "nodeSelector: {schedq.example/pool: full}" | kc apply -n full -f - >/dev/null
+  pods "full-$i" 5 500m "nodeSelector: {schedq.example/pool: full}" | kc apply -n full -f - >/dev/null
   state=$(only "$want")
   [ "$state" = firing ] && { fired=$((SECONDS - phase_start)); break; }
   b=$(bound full)
