@@ -463,8 +463,11 @@ echo "   the pods stop coming and wait"
 quiet=$(fall_quiet)
 stay_quiet 10
 echo "   no alert active ${quiet}s after the last pod, none in the 10s after"
+# The nodes first: deleting the bound pods first would let the waiting ones
+# be bound, a burst of bindings that the next run's pending pods, bound
+# slower, would compare with.
+kc delete nodes -l schedq.example/pool=full >/dev/null
 purge kc full
-kc delete nodes -l schedq.example/pool=full --wait=false >/dev/null
 
 
 held_bound() { kc get pods -n mixin -l schedq.example/flush-demo -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep -c . || true; }
