@@ -423,9 +423,9 @@ live_run 'the cluster fills up' KubeSchedulerQueueGrowingWhileSchedulingSlows
 # second (more than the ten new pending pods in 10 s the alert looks for
 # even when the machine is slow): the first eight are bound at once, then
 # the nodes are full and the pods wait, more each second, while the
-# scheduler binds none. Should the alert not
-# fire within 25 s of the last binding (its rate windows have passed), one
-# more node makes room and the nodes fill again.
+# scheduler binds none. Should the alert not fire within 25 s of the last
+# binding (its rate windows have passed), one more node makes room and the
+# nodes fill again.
 want=KubeSchedulerQueueGrowingWhileSchedulingSlows/embedded
 pool_node() {
   kc apply -f - >/dev/null <<EOF
@@ -469,12 +469,11 @@ echo "   no alert active ${quiet}s after the last pod, none in the 10s after"
 kc delete nodes -l schedq.example/pool=full >/dev/null
 purge kc full
 
-
 held_bound() { kc get pods -n mixin -l schedq.example/flush-demo -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep -c . || true; }
 flushed='sum(scheduler_queue_incoming_pods_total{job="kube-scheduler",cluster="embedded",event="UnschedulableTimeout", queue=~"active|backoff"})'
 after_flush_total='sum(scheduler_pod_scheduled_after_flush_total{job="kube-scheduler",cluster="embedded"})'
-# after_flush: pods bound right after the flush since these cases began (the
-# runs before bound none such, but a coincidence there must not count here).
+# after_flush: pods bound right after the flush since these cases began (a
+# coincidence in the runs before must not count here).
 after_flush_base=$(int "$(value "$after_flush_total")")
 after_flush() { echo $(($(int "$(value "$after_flush_total")") - after_flush_base)); }
 phase_start=$SECONDS
