@@ -44,10 +44,11 @@ except (OSError, ValueError):
 failed = [r for r in runs if r.get("error")]
 tputs = []
 for r in runs:
-    # Upstream's throughput item is the one without a Metric label; at
-    # integration-test size a window is often too short for a sample.
+    # Upstream's throughput item is labelled Metric=SchedulingThroughput
+    # (util.go); at integration-test size a window is often too short for a
+    # sample, and the item then has no Average.
     for d in r.get("dataItems") or []:
-        if "Metric" not in d.get("labels", {}) and (d.get("data") or {}).get("Average") is not None:
+        if d.get("labels", {}).get("Metric") == "SchedulingThroughput" and (d.get("data") or {}).get("Average") is not None:
             tputs.append(d["data"]["Average"])
 tput = "%.1f" % (sum(tputs) / len(tputs)) if tputs else "-"
 reason = ""

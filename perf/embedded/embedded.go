@@ -140,6 +140,7 @@ type ControlPlane struct {
 	etcd       interface{ Close() }
 	apiserver  *apiserver
 	sched      *kubeScheduler
+	ctrl       *controllers
 	queue      *queueServer
 
 	stopOnce sync.Once
@@ -274,6 +275,10 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	}
 	phase("kube-scheduler")
 
+	if cp.ctrl, err = startControllers(client, opts.FeatureGates); err != nil {
+		return nil, err
+	}
+
 	nodes := make([]*v1.Node, opts.Nodes)
 	for i := range nodes {
 		nodes[i] = FakeNode(FakeNodeName(i))
@@ -401,6 +406,7 @@ func (cp *ControlPlane) teardown() error {
 	if cp.queue != nil {
 		cp.queue.stop()
 	}
+	cp.ctrl.stop()
 	if cp.sched != nil {
 		cp.sched.stop()
 	}

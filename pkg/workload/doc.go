@@ -94,7 +94,9 @@
 //     labelNodePrepareStrategy without values, a negative churn interval.
 //   - A createPodSets may unroll into at most 100000 createPods.
 //   - Params read by Go code rather than ops (upstream's test hooks) must be
-//     declared with WithExternalParams.
+//     declared with WithExternalParams, except nodedeclaredfeatures'
+//     numNodeDeclaredFeatures, whose hook Select itself reproduces
+//     (Selected.NodeDeclaredFeatures).
 //   - Feature gate names are not checked here (that needs the gate
 //     registry of k8s.io/kubernetes): the runner checks them, as it does the
 //     scheduler configuration's content.

@@ -42,6 +42,12 @@ type Selected struct {
 	Params map[string]any
 	// Ops run in order. Each op's Pos().Index is its position here.
 	Ops []Op
+	// NodeDeclaredFeatures, when not nil, are the features every node
+	// declares in its status after each createNodes op: what upstream's
+	// nodedeclaredfeatures harness (updateNodesWithDeclaredFeatures) does
+	// for a workload with param NodeDeclaredFeaturesParam (see
+	// nodeDeclaredFeatures).
+	NodeDeclaredFeatures []string
 }
 
 // SelectOption changes what Select accepts.
@@ -287,6 +293,13 @@ func (f *File) resolveWorkload(loader *fileLoader, tc *TestCase, w *Workload, o 
 			}
 		}
 		s.Ops = append(s.Ops, ops...)
+	}
+
+	if feats, ok, err := nodeDeclaredFeatures(w); err != nil {
+		return nil, wErr(err)
+	} else if ok {
+		s.NodeDeclaredFeatures = feats
+		b.used[NodeDeclaredFeaturesParam] = true
 	}
 
 	var unused []string

@@ -15,11 +15,19 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
 
-// hookParams are params that upstream's Go test code reads (through
-// WithPreRunFn / WithNodeUpdateFn and Workload.GetParam), by the directory of
-// the config file below scheduler_perf.
-var hookParams = map[string][]string{
-	"nodedeclaredfeatures": {"numNodeDeclaredFeatures"},
+// checkHooks checks that the workloads of the directory whose upstream Go
+// test code reads a param (WithNodeUpdateFn and Workload.GetParam) get that
+// hook: nodedeclaredfeatures' numNodeDeclaredFeatures.
+func checkHooks(t *testing.T, dir string, sel []*workload.Selected) {
+	t.Helper()
+	if dir != "nodedeclaredfeatures" {
+		return
+	}
+	for _, s := range sel {
+		if s.NodeDeclaredFeatures == nil {
+			t.Errorf("%s: no NodeDeclaredFeatures, want upstream's hook's features", s.Name())
+		}
+	}
 }
 
 // upstreamDir is test/integration/scheduler_perf of k8s.io/kubernetes at
@@ -89,13 +97,11 @@ func TestUpstreamConfigs(t *testing.T) {
 					t.Fatal(err)
 				}
 				var opts []workload.SelectOption
-				if params := hookParams[dir]; params != nil {
-					opts = append(opts, workload.WithExternalParams(params...))
-				}
 				sel, err := f.Select("", "", "integration-test", opts...)
 				if err != nil {
 					t.Fatalf("Select(integration-test): %v", err)
 				}
+				checkHooks(t, dir, sel)
 				// Beyond integration-test, a workload may fail only with an
 				// error that names its op.
 				all, err := f.Select("", "", "", opts...)
@@ -131,16 +137,11 @@ func TestUpstreamConfigs_v1_36(t *testing.T) {
 					return
 				}
 				loaded++
-				var opts []workload.SelectOption
-				if params := hookParams[dir]; params != nil {
-					if _, err := f.Select("", "", ""); err == nil || !strings.Contains(err.Error(), params[0]) {
-						t.Errorf("Select without WithExternalParams: error = %v, want one naming %q", err, params[0])
-					}
-					opts = append(opts, workload.WithExternalParams(params...))
-				}
-				if _, err := f.Select("", "", "", opts...); err != nil {
+				sel, err := f.Select("", "", "")
+				if err != nil {
 					t.Fatal(err)
 				}
+				checkHooks(t, dir, sel)
 			})
 		}
 		if loaded == 0 || removed == 0 {
@@ -191,7 +192,7 @@ func TestUpstreamConfigs_content(t *testing.T) {
 	}
 
 	f = mustLoad(t, "testdata/upstream/nodedeclaredfeatures/performance-config.yaml")
-	s = mustSelectOne(t, f, "NodeDeclaredFeaturesEnabled", "5Nodes5DeclaredFeatures", workload.WithExternalParams("numNodeDeclaredFeatures"))
+	s = mustSelectOne(t, f, "NodeDeclaredFeaturesEnabled", "5Nodes5DeclaredFeatures")
 	if n, err := s.Param("numNodeDeclaredFeatures"); err != nil || n != 5 {
 		t.Errorf("Param(numNodeDeclaredFeatures) = %d, %v; want 5", n, err)
 	}

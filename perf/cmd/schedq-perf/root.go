@@ -9,6 +9,8 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 
+	// allocResourceClaims, which needs the scheduler's structured allocator.
+	_ "github.com/kubectl-schedq/kubectl-schedq/perf/dra"
 	// The embedded control plane registers itself as --cluster embedded.
 	_ "github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
 )

@@ -153,6 +153,11 @@ func Prepare(o Options) (*Plan, error) {
 	if p.selected, err = p.file.Select(o.TestCase, p.opts.Workload, p.opts.LabelFilter); err != nil {
 		return nil, err
 	}
+	for _, s := range p.selected {
+		if err := runner.CheckOps(s); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
@@ -275,7 +280,8 @@ func (p *Plan) Run(ctx context.Context, interrupts <-chan os.Signal) error {
 	case len(failed) > 0:
 		return fmt.Errorf("%d of %d workload runs failed: %s", len(failed), len(all), strings.Join(failed, ", "))
 	case len(thresholds) > 0:
-		return fmt.Errorf("%d threshold check(s) failed", len(thresholds))
+		// The first check's words make the one-line reason precise.
+		return fmt.Errorf("%d threshold check(s) failed: %s", len(thresholds), thresholds[0])
 	}
 	return nil
 }

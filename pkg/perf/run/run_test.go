@@ -305,3 +305,22 @@ func TestRun_childGetsTheSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepare_linkedOp checks that a binary without the perf module's ops
+// (the plugin) refuses a workload using one before anything starts, in one
+// line that names schedq-perf.
+func TestPrepare_linkedOp(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "dra.yaml")
+	const file = "- name: T\n  workloadTemplate:\n  - {opcode: createNodes, count: 1}\n  - {opcode: allocResourceClaims, namespace: init}\n  - {opcode: createPods, count: 1, collectMetrics: true}\n  workloads:\n  - {name: w, labels: [performance]}\n"
+	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := defaults()
+	o.Source = path
+	_, err := Prepare(o)
+	want := path + `: test case "T", workload "w", op 1 (allocResourceClaims): allocating ResourceClaims without pods needs the DynamicResources plugin's structured allocator, which only schedq-perf links: run this file with ` + "`schedq-perf run`"
+	if err == nil || err.Error() != want {
+		t.Errorf("Prepare() error = %v\nwant %s", err, want)
+	}
+}

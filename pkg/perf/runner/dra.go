@@ -43,8 +43,3 @@ func (e *executor) createResourceClaims(ctx context.Context, op *workload.Create
 	}
 	return fmt.Sprintf("%d claims", op.Count), ctx.Err()
 }
-
-// errAllocResourceClaims is why allocResourceClaims does not run here.
-var errAllocResourceClaims = fmt.Errorf("allocating ResourceClaims without pods needs the scheduler's structured allocator " +
-	"(k8s.io/dynamic-resource-allocation/structured with the DynamicResources plugin's CEL cache), which the runner does not link; " +
-	"run this workload with upstream's harness")

@@ -233,7 +233,8 @@ func (e *executor) runOp(ctx context.Context, op workload.Op, p *OpProgress, sta
 		stat.Namespace = op.Namespace
 		return e.createResourceClaims(ctx, op, stat)
 	case *workload.AllocResourceClaims:
-		return "", errAllocResourceClaims
+		stat.Namespace = op.Namespace
+		return e.runLinked(ctx, op)
 	default:
 		return "", fmt.Errorf("op type %T is not supported", op)
 	}

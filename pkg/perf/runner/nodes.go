@@ -49,7 +49,33 @@ func (e *executor) createNodes(ctx context.Context, op *workload.CreateNodes, p 
 			}
 		}
 	}
+	if e.sel.NodeDeclaredFeatures != nil {
+		if err := e.declareNodeFeatures(ctx, e.sel.NodeDeclaredFeatures); err != nil {
+			return "", err
+		}
+	}
 	return fmt.Sprintf("%d nodes created in %.2fs", stat.Created, stat.CreateSeconds), nil
+}
+
+// declareNodeFeatures is upstream's nodedeclaredfeatures harness hook
+// (updateNodesWithDeclaredFeatures, run after every createNodes op): each
+// of the run's nodes, not only the op's, gets feats as its
+// status.declaredFeatures. Upstream then polls the scheduler's cache until
+// every node shows them; the runner cannot see that cache, and the
+// scheduler's informer has the updates before the next op's pods reach it.
+func (e *executor) declareNodeFeatures(ctx context.Context, feats []string) error {
+	nodes, err := e.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: e.runLabels.String()})
+	if err != nil {
+		return fmt.Errorf("list nodes to declare their features: %w", err)
+	}
+	for i := range nodes.Items {
+		node := &nodes.Items[i]
+		node.Status.DeclaredFeatures = feats
+		if _, err := e.client.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("failed to update node %s status: %w", node.Name, err)
+		}
+	}
+	return nil
 }
 
 func (e *executor) createNode(ctx context.Context, op *workload.CreateNodes, index int) (*v1.Node, error) {
