@@ -23,17 +23,6 @@ import (
 // builds, one per version: replayBin + "-v1.34.4" and so on.
 const replayBin = "schedq-upstream-replay"
 
-// batchRecord is a line of `schedq-upstream-replay --batch`'s input and
-// output.
-type batchRecord struct {
-	Error           string   `json:"error,omitempty"`
-	Out             *string  `json:"out,omitempty"`
-	PopFromBackoffQ bool     `json:"popFromBackoffQ"`
-	Seed            int64    `json:"seed"`
-	Trace           string   `json:"trace"`
-	UpstreamLogged  []string `json:"upstreamLogged,omitempty"`
-}
-
 // TestDifferential_Versions compares the model of each older version with
 // that version's real queue: every schedq-upstream-replay-<version> in
 // SCHEDQ_UPSTREAM_REPLAY_DIR (make upstream-versions builds them, one per
@@ -93,7 +82,7 @@ func TestDifferential_Versions(t *testing.T) {
 			same, failed := 0, 0
 			outs := map[key][sha256.Size]byte{}
 			outputs[kubeVersion] = outs
-			replayBatch(t, bin, func(emit func(batchRecord)) {
+			replayBatch(t, bin, func(emit func(BatchRecord)) {
 				for _, pfb := range []bool{true, false} {
 					for seed := base; seed < base+int64(n); seed++ {
 						o := profile(seed, pfb)
@@ -103,10 +92,10 @@ func TestDifferential_Versions(t *testing.T) {
 							t.Error(err)
 							return
 						}
-						emit(batchRecord{Seed: seed, PopFromBackoffQ: pfb, Trace: b.String()})
+						emit(BatchRecord{Seed: seed, PopFromBackoffQ: pfb, Trace: b.String()})
 					}
 				}
-			}, func(r batchRecord, line []byte) {
+			}, func(r BatchRecord, line []byte) {
 				if r.Out != nil {
 					outs[key{r.Seed, r.PopFromBackoffQ, sha256.Sum256([]byte(r.Trace))}] = sha256.Sum256([]byte(*r.Out))
 				}
@@ -152,7 +141,7 @@ func TestDifferential_Versions(t *testing.T) {
 // versionDisagreement replays r's trace through the model at v and
 // describes how its output differs from r's, the upstream queue's, or
 // returns "".
-func versionDisagreement(v queue.Version, r batchRecord) string {
+func versionDisagreement(v queue.Version, r BatchRecord) string {
 	if r.Error != "" {
 		return "upstream: " + r.Error
 	}
@@ -180,7 +169,7 @@ func versionDisagreement(v queue.Version, r batchRecord) string {
 
 // replayBatch runs bin --batch, feeding it the records gen emits while
 // handing each output record, and its line, to got as it comes.
-func replayBatch(t *testing.T, bin string, gen func(emit func(batchRecord)), got func(batchRecord, []byte)) {
+func replayBatch(t *testing.T, bin string, gen func(emit func(BatchRecord)), got func(BatchRecord, []byte)) {
 	t.Helper()
 	cmd := exec.Command(bin, "--batch")
 	var stderr bytes.Buffer
@@ -199,7 +188,7 @@ func replayBatch(t *testing.T, bin string, gen func(emit func(batchRecord)), got
 	go func() {
 		w := bufio.NewWriter(stdin)
 		enc := json.NewEncoder(w)
-		gen(func(r batchRecord) {
+		gen(func(r BatchRecord) {
 			if err := enc.Encode(r); err != nil {
 				t.Errorf("writing to %s: %v", bin, err)
 			}
@@ -212,7 +201,7 @@ func replayBatch(t *testing.T, bin string, gen func(emit func(batchRecord)), got
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(nil, 1<<28)
 	for sc.Scan() {
-		var r batchRecord
+		var r BatchRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("%s: output line: %v", bin, err)
 		}

@@ -86,25 +86,13 @@ func replay(r io.Reader, stdout io.Writer) ([]string, error) {
 	return logged, err
 }
 
-// batchRecord is a line of --batch's input and output. Its fields are in
-// the order of their names, as the recordings of
-// pkg/queue/trace/testdata/upstream-random have them.
-type batchRecord struct {
-	Error           string   `json:"error,omitempty"`
-	Out             *string  `json:"out,omitempty"`
-	PopFromBackoffQ bool     `json:"popFromBackoffQ"`
-	Seed            int64    `json:"seed"`
-	Trace           string   `json:"trace"`
-	UpstreamLogged  []string `json:"upstreamLogged,omitempty"`
-}
-
 func runBatch(stdin io.Reader, stdout io.Writer) error {
 	dec := json.NewDecoder(bufio.NewReader(stdin))
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	enc := json.NewEncoder(w)
 	for line := 1; ; line++ {
-		var rec batchRecord
+		var rec difftest.BatchRecord
 		if err := dec.Decode(&rec); err == io.EOF {
 			return nil
 		} else if err != nil {

@@ -71,9 +71,9 @@ const (
 )
 
 // perfDifftestFiles are perf/difftest's files that each generated module
-// takes: the replays, the in-process benchmark and the end-to-end one, whose
+// takes: the batch record, the replays, the in-process benchmark and the end-to-end one, whose
 // upstream command is the generated module's own.
-var perfDifftestFiles = []string{"replay_test.go", "bench_test.go", "cputime_unix_test.go", "cputime_other_test.go", "simulate_e2e_test.go"}
+var perfDifftestFiles = []string{"batch.go", "replay_test.go", "bench_test.go", "cputime_unix_test.go", "cputime_other_test.go", "simulate_e2e_test.go"}
 
 // upstreamReplayPkg is the upstream replay command's package, in perf/ and
 // in a generated module.
