@@ -62,7 +62,12 @@ func newNameIndex(capacity int) nameIndex {
 	for size < 2*capacity {
 		size *= 2
 	}
-	return nameIndex{slots: make([]uint64, size), seed: maphash.MakeSeed()}
+	slots := make([]uint64, size)
+	// Written once now, the table's pages fault in once each; else a
+	// lookup's read would map each page to the zero page and the first
+	// insert there fault again to copy it.
+	clear(slots)
+	return nameIndex{slots: slots, seed: maphash.MakeSeed()}
 }
 
 // find returns the index of name in names.
