@@ -62,12 +62,16 @@ func newNameIndex(capacity int) nameIndex {
 	for size < 2*capacity {
 		size *= 2
 	}
+	return nameIndex{slots: newSlots(size), seed: maphash.MakeSeed()}
+}
+
+// newSlots returns an empty table of size slots. Written once now, its
+// pages fault in once each; else a lookup's read would map each page to
+// the zero page and the first insert there fault again to copy it.
+func newSlots(size int) []uint64 {
 	slots := make([]uint64, size)
-	// Written once now, the table's pages fault in once each; else a
-	// lookup's read would map each page to the zero page and the first
-	// insert there fault again to copy it.
 	clear(slots)
-	return nameIndex{slots: slots, seed: maphash.MakeSeed()}
+	return slots
 }
 
 // find returns the index of name in names.
@@ -119,7 +123,7 @@ func (x *nameIndex) insert(h uint32, id int32) {
 // grow doubles the table, placing each slot by its stored hash bits.
 func (x *nameIndex) grow() {
 	old := x.slots
-	x.slots = make([]uint64, max(16, 2*len(old)))
+	x.slots = newSlots(max(16, 2*len(old)))
 	mask := uint32(len(x.slots) - 1)
 	for _, s := range old {
 		if s == 0 {
