@@ -10,7 +10,15 @@ func ReadJSON(r io.Reader) (*Trace, error) { return read(r, false) }
 // handing it to encoding/json.
 func ReadsFast(line string) bool {
 	var lr lineReader
-	_, ok := newBuilder(DefaultConfig()).fastLine(&lr, []byte(line), 1)
+	if !lr.parse([]byte(line)) {
+		return false
+	}
+	tb := newBuilder(DefaultConfig())
+	var h uint32
+	if lr.has&(1<<fPod) != 0 {
+		h = tb.ids.hash(lr.str(lr.vals[fPod]))
+	}
+	_, ok := tb.fastLine(&lr, h, 1)
 	return ok
 }
 

@@ -55,6 +55,8 @@ type nameIndex struct {
 	slots []uint64
 	n     int
 	seed  maphash.Seed
+	// touched keeps touch's reads from being left out.
+	touched uint64
 }
 
 func newNameIndex(capacity int) nameIndex {
@@ -62,12 +64,30 @@ func newNameIndex(capacity int) nameIndex {
 	for size < 2*capacity {
 		size *= 2
 	}
-	return nameIndex{slots: make([]uint64, size), seed: maphash.MakeSeed()}
+	return nameIndex{slots: newSlots(size), seed: maphash.MakeSeed()}
+}
+
+// newSlots returns an empty table of size slots. Written once now, its
+// pages fault in once each; else a lookup's read would map each page to
+// the zero page and the first insert there fault again to copy it.
+func newSlots(size int) []uint64 {
+	slots := make([]uint64, size)
+	clear(slots)
+	return slots
 }
 
 // find returns the index of name in names.
 func (x *nameIndex) find(names *podNames, name []byte) (int32, bool) {
-	return x.findHashed(names, name, uint32(maphash.Bytes(x.seed, name)))
+	return x.findHashed(names, name, x.hash(name))
+}
+
+// hash is the hash of name that findHashed and addHashed take.
+func (x *nameIndex) hash(name []byte) uint32 { return uint32(maphash.Bytes(x.seed, name)) }
+
+// touch reads the slot where a lookup of hash h starts, so that the lookups
+// of a chunk of lines wait for memory together rather than in turn.
+func (x *nameIndex) touch(h uint32) {
+	x.touched ^= x.slots[h&uint32(len(x.slots)-1)]
 }
 
 // findString is find for a string.
@@ -92,9 +112,14 @@ func (x *nameIndex) findHashed(names *podNames, name []byte, h uint32) (int32, b
 
 // add appends name, which names does not hold, to names and indexes it.
 func (x *nameIndex) add(names *podNames, name []byte) int32 {
+	return x.addHashed(names, name, x.hash(name))
+}
+
+// addHashed is add for a name whose hash is h.
+func (x *nameIndex) addHashed(names *podNames, name []byte, h uint32) int32 {
 	id := int32(names.len())
 	names.add(name)
-	x.insert(uint32(maphash.Bytes(x.seed, name)), id)
+	x.insert(h, id)
 	return id
 }
 
@@ -114,7 +139,7 @@ func (x *nameIndex) insert(h uint32, id int32) {
 // grow doubles the table, placing each slot by its stored hash bits.
 func (x *nameIndex) grow() {
 	old := x.slots
-	x.slots = make([]uint64, max(16, 2*len(old)))
+	x.slots = newSlots(max(16, 2*len(old)))
 	mask := uint32(len(x.slots) - 1)
 	for _, s := range old {
 		if s == 0 {

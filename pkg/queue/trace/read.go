@@ -325,10 +325,13 @@ func (tb *builder) knownPod(name []byte) bool {
 	return validPodName(name)
 }
 
-// fastLine reads an operation line and appends it to the trace; false if
+// fastLine checks an operation line and appends it to the trace; false if
 // the line is for decodeLine (the trace is then unchanged). at is the op's.
-func (tb *builder) fastLine(r *lineReader, b []byte, line int) (at int64, ok bool) {
-	if !r.parse(b) || r.has&(1<<fOp|1<<fAt) != 1<<fOp|1<<fAt {
+//
+// r holds the line parsed (lineReader.parse true) and h is the hash of its
+// pod's name, if it has one (nameIndex.hash).
+func (tb *builder) fastLine(r *lineReader, h uint32, line int) (at int64, ok bool) {
+	if r.has&(1<<fOp|1<<fAt) != 1<<fOp|1<<fAt {
 		return 0, false
 	}
 	k := kindOfBytes(r.str(r.vals[fOp]))
@@ -343,7 +346,7 @@ func (tb *builder) fastLine(r *lineReader, b []byte, line int) (at int64, ok boo
 	pod := int32(-1)
 	if fields&(1<<fPod) != 0 {
 		name := r.str(r.vals[fPod])
-		if id, ok := tb.ids.find(&tb.t.names, name); ok {
+		if id, ok := tb.ids.findHashed(&tb.t.names, name, h); ok {
 			pod = id
 		} else if !validPodName(name) {
 			return 0, false
@@ -396,7 +399,7 @@ func (tb *builder) fastLine(r *lineReader, b []byte, line int) (at int64, ok boo
 	}
 	if fields&(1<<fPod) != 0 {
 		if pod < 0 {
-			pod = tb.newPod(r.str(r.vals[fPod]))
+			pod = tb.ids.addHashed(&tb.t.names, r.str(r.vals[fPod]), h)
 		}
 		s.pod = pod + 1
 	}

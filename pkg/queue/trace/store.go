@@ -133,11 +133,12 @@ func newBuilder(cfg Config) *builder {
 }
 
 // expect sizes the pod tables for a trace file of size bytes, so that they
-// grow once rather than step by step. Lines are about 40 bytes and a pod has
-// three to six in the large traces; a guess too large costs some 40 bytes a
-// pod.
+// grow once at most rather than step by step. Lines are about 40 bytes and a
+// pod has three to six in the large traces. The guess is a pod per six
+// lines: a name index larger than its pods need is slower to search (its
+// slots are further apart in memory), and one too small grows once.
 func (b *builder) expect(size int64) {
-	pods := int(min(size/40/4, 1<<22))
+	pods := int(min(size/40/6, 1<<22))
 	b.ids = newNameIndex(pods)
 	b.t.names.grow(pods, 16)
 }

@@ -4,7 +4,6 @@
 package trace
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -221,6 +220,9 @@ func read(r io.Reader, fast bool) (*Trace, error) { return readTo(r, fast, nil, 
 // tests make it small).
 var streamBatch = opBlock
 
+// readChunk is the number of lines readTo parses before it checks them.
+const readChunk = 64
+
 // readTo is read; with send, the operations go to send a block at a time as
 // they are read (see stream), and the trace keeps none, making new blocks
 // of those the receiver puts back in spare.
@@ -236,58 +238,89 @@ func readTo(r io.Reader, fast bool, send func(batch), spare chan []op) (*Trace, 
 			tb.expect(fi.Size())
 		}
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	sp := newLineSplitter(r)
 	line, seenContent := 0, false
 	prevAt := int64(-1)
-	var lr lineReader
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		first := !seenContent
-		seenContent = true
-		at, ok := int64(0), false
-		if fast {
-			at, ok = tb.fastLine(&lr, b, line)
-		}
-		if !ok {
-			op, header, err := decodeLine(b, first, &t.Config)
-			if err != nil {
-				return nil, &LineError{Line: line, Err: err}
+	// A chunk of lines is parsed, and its pods' slots in the name index
+	// read together, before any of its lines is checked and appended (in
+	// order, as one line at a time would be).
+	var (
+		raw    [readChunk]rawLine
+		lrs    [readChunk]lineReader
+		parsed [readChunk]bool
+		hashes [readChunk]uint32
+	)
+	for {
+		n, err := sp.chunk(raw[:])
+		if err != nil {
+			if errors.Is(err, errLineTooLong) {
+				return nil, lineErrorf(line+1, "line longer than 16 MiB")
 			}
-			if header {
-				t.headerLine = line
+			if err == io.EOF {
+				break
+			}
+			return nil, err
+		}
+		if fast {
+			for i := range n {
+				b := bytes.TrimSpace(raw[i].b)
+				raw[i].b = b
+				parsed[i] = len(b) > 0 && lrs[i].parse(b)
+				if parsed[i] && lrs[i].has&(1<<fPod) != 0 {
+					hashes[i] = tb.ids.hash(lrs[i].str(lrs[i].vals[fPod]))
+				}
+			}
+			for i := range n {
+				if parsed[i] && lrs[i].has&(1<<fPod) != 0 {
+					tb.ids.touch(hashes[i])
+				}
+			}
+		}
+		for i := range n {
+			line = raw[i].line
+			b := raw[i].b
+			if !fast {
+				b = bytes.TrimSpace(b)
+			}
+			if len(b) == 0 {
 				continue
 			}
-			op.Line = line
-			at = op.At
-			if !t.Config.GenericWorkload && op.groupOp() {
-				what := "op " + string(op.Kind)
-				if op.Kind == OpAdd {
-					what = "a group field"
+			first := !seenContent
+			seenContent = true
+			at, ok := int64(0), false
+			if fast && parsed[i] {
+				at, ok = tb.fastLine(&lrs[i], hashes[i], line)
+			}
+			if !ok {
+				op, header, err := decodeLine(b, first, &t.Config)
+				if err != nil {
+					return nil, &LineError{Line: line, Err: err}
 				}
-				return nil, lineErrorf(line, `%s needs pod groups: set "genericWorkload": true in the header's config`, what)
+				if header {
+					t.headerLine = line
+					continue
+				}
+				op.Line = line
+				at = op.At
+				if !t.Config.GenericWorkload && op.groupOp() {
+					what := "op " + string(op.Kind)
+					if op.Kind == OpAdd {
+						what = "a group field"
+					}
+					return nil, lineErrorf(line, `%s needs pod groups: set "genericWorkload": true in the header's config`, what)
+				}
+				if at >= prevAt {
+					tb.append(&op)
+				}
 			}
-			if at >= prevAt {
-				tb.append(&op)
+			if at < prevAt {
+				return nil, lineErrorf(line, "at %d goes backwards (previous op at %d)", at, prevAt)
+			}
+			prevAt = at
+			if send != nil && len(t.ops) > 0 && len(t.ops[0]) >= streamBatch {
+				send(tb.batch())
 			}
 		}
-		if at < prevAt {
-			return nil, lineErrorf(line, "at %d goes backwards (previous op at %d)", at, prevAt)
-		}
-		prevAt = at
-		if send != nil && len(t.ops) > 0 && len(t.ops[0]) >= streamBatch {
-			send(tb.batch())
-		}
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, lineErrorf(line+1, "line longer than 16 MiB")
-		}
-		return nil, err
 	}
 	if !seenContent {
 		return nil, ErrEmpty
