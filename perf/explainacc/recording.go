@@ -21,6 +21,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
@@ -116,41 +117,38 @@ func ObjectKey(uid, name, resourceVersion string) string {
 	return uid + "@" + resourceVersion
 }
 
+// keepObject stores a copy of obj, without its managed fields, under its
+// ObjectKey in kept unless that version is there already, and returns the key.
+func keepObject[T interface {
+	metav1.Object
+	DeepCopy() T
+}](kept map[string]T, name string, obj T) string {
+	k := ObjectKey(string(obj.GetUID()), name, obj.GetResourceVersion())
+	if _, ok := kept[k]; !ok {
+		c := obj.DeepCopy()
+		c.SetManagedFields(nil)
+		kept[k] = c
+	}
+	return k
+}
+
 // AddSample records in, an input of explain.Infer, with the ground truth
 // around its reading. Objects are kept once per version; their managed
 // fields, which explain does not read, are dropped.
 func (r *Recording) AddSample(start, done time.Time, in explain.Input, before, mid, after groundtruth.Queue) {
 	s := Sample{Start: start, Now: in.Now, Done: done, Metrics: in.Metrics, MetricsMissing: in.MetricsMissing, Before: Places(before), Mid: Places(mid), After: Places(after)}
 	for _, p := range in.Pods {
-		k := ObjectKey(string(p.UID), p.Namespace+"/"+p.Name, p.ResourceVersion)
-		if _, ok := r.Pods[k]; !ok {
-			c := p.DeepCopy()
-			c.ManagedFields = nil
-			r.Pods[k] = c
-		}
-		s.Pods = append(s.Pods, k)
+		s.Pods = append(s.Pods, keepObject(r.Pods, p.Namespace+"/"+p.Name, p))
 	}
 	for i := range in.Events {
 		e := &in.Events[i]
-		k := ObjectKey(string(e.UID), e.Namespace+"/"+e.Name, e.ResourceVersion)
-		if _, ok := r.Events[k]; !ok {
-			c := e.DeepCopy()
-			c.ManagedFields = nil
-			r.Events[k] = c
-		}
-		s.Events = append(s.Events, k)
+		s.Events = append(s.Events, keepObject(r.Events, e.Namespace+"/"+e.Name, e))
 	}
 	if in.Nodes != nil {
 		s.Nodes = []string{}
 	}
 	for _, n := range in.Nodes {
-		k := ObjectKey(string(n.UID), n.Name, n.ResourceVersion)
-		if _, ok := r.Nodes[k]; !ok {
-			c := n.DeepCopy()
-			c.ManagedFields = nil
-			r.Nodes[k] = c
-		}
-		s.Nodes = append(s.Nodes, k)
+		s.Nodes = append(s.Nodes, keepObject(r.Nodes, n.Name, n))
 	}
 	if in.PodGroups != nil {
 		s.PodGroups = []string{}
@@ -159,13 +157,7 @@ func (r *Recording) AddSample(start, done time.Time, in explain.Input, before, m
 		}
 	}
 	for _, pg := range in.PodGroups {
-		k := ObjectKey(string(pg.UID), pg.Namespace+"/"+pg.Name, pg.ResourceVersion)
-		if _, ok := r.PodGroups[k]; !ok {
-			c := pg.DeepCopy()
-			c.ManagedFields = nil
-			r.PodGroups[k] = c
-		}
-		s.PodGroups = append(s.PodGroups, k)
+		s.PodGroups = append(s.PodGroups, keepObject(r.PodGroups, pg.Namespace+"/"+pg.Name, pg))
 	}
 	r.Samples = append(r.Samples, s)
 }
