@@ -119,6 +119,15 @@ func TestScore(t *testing.T) {
 	}
 
 	// A recording survives Save and Load.
+	back := saveAndLoad(t, rec)
+	if diff := cmp.Diff(rec.Input(0).Pods, back.Input(0).Pods); diff != "" || len(back.Samples) != 1 || !back.Samples[0].Now.Equal(in.Now) {
+		t.Errorf("after Save and Load: %d samples, pods (-want, +got):\n%s", len(back.Samples), diff)
+	}
+}
+
+// saveAndLoad saves rec to a file and loads it back.
+func saveAndLoad(t *testing.T, rec *Recording) *Recording {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "rec.json.gz")
 	if err := rec.Save(path); err != nil {
 		t.Fatal(err)
@@ -127,9 +136,7 @@ func TestScore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(rec.Input(0).Pods, back.Input(0).Pods); diff != "" || len(back.Samples) != 1 || !back.Samples[0].Now.Equal(in.Now) {
-		t.Errorf("after Save and Load: %d samples, pods (-want, +got):\n%s", len(back.Samples), diff)
-	}
+	return back
 }
 
 func mustDuration(s string) time.Duration {
@@ -182,15 +189,7 @@ func TestRecording_podGroupsSurviveSaveAndLoad(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			rec := NewRecording("r", true, explain.DefaultConfig())
 			rec.AddSample(t0, t0, explain.Input{Now: t0, PodGroups: c.in}, snapshot(), snapshot(), snapshot())
-			path := filepath.Join(t.TempDir(), "rec.json.gz")
-			if err := rec.Save(path); err != nil {
-				t.Fatal(err)
-			}
-			back, err := Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := back.Input(0).PodGroups
+			got := saveAndLoad(t, rec).Input(0).PodGroups
 			if (got == nil) != (c.in == nil) || len(got) != len(c.in) {
 				t.Fatalf("PodGroups %v after Save and Load, want %v", got, c.in)
 			}
