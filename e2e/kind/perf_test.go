@@ -57,17 +57,33 @@ func perfLeftovers(t *testing.T, networksBefore []string) []string {
 	return left
 }
 
-// TestPerf_kindCompare runs a built-in workload at its integration-test
-// size through the plugin on --cluster kind, SchedulerPopFromBackoffQ on
-// and off: a kind cluster per side, results for both, nothing left.
-func TestPerf_kindCompare(t *testing.T) {
-	plugin, image, environ := perfEnv(t)
-	networks := dockerNames(t, "{{.Name}}", "network", "ls")
+// perfResult is what the kind tests read of a result in results.json.
+type perfResult struct {
+	Variant        string          `json:"variant"`
+	Workload       string          `json:"workload"`
+	Cluster        string          `json:"cluster"`
+	SchedulerGates map[string]bool `json:"schedulerGates"`
+	Error          string          `json:"error"`
+	Windows        []struct {
+		Name  string `json:"name"`
+		Bound int    `json:"bound"`
+	} `json:"windows"`
+	Queue struct {
+		Samples []struct {
+			Pending map[string]int `json:"pending"`
+		} `json:"samples"`
+	} `json:"queue"`
+}
+
+// runPerf runs `kubectl schedq perf run ARGS --out DIR` within timeout,
+// fails the test if it fails, and returns its stdout and the results it
+// wrote.
+func runPerf(t *testing.T, timeout time.Duration, plugin string, environ []string, args ...string) ([]byte, []perfResult) {
+	t.Helper()
 	out := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, plugin, "perf", "run", "backoff-drain", "--workload", "4Nodes_40Blocked",
-		"--compare", "SchedulerPopFromBackoffQ", "--cluster", "kind", "--kind-image", image, "--out", out)
+	cmd := exec.CommandContext(ctx, plugin, append(append([]string{"perf", "run"}, args...), "--out", out)...)
 	cmd.Env = environ
 	began := time.Now()
 	stdout, err := cmd.Output()
@@ -79,27 +95,29 @@ func TestPerf_kindCompare(t *testing.T) {
 	if err != nil {
 		t.Fatalf("perf run: %v\n%s", err, stderr)
 	}
-	for _, want := range []string{"SchedulerPopFromBackoffQ=true", "SchedulerPopFromBackoffQ=false", "BackoffDrain/4Nodes_40Blocked", "SchedulingDuration (s)"} {
-		if !strings.Contains(string(stdout), want) {
-			t.Errorf("the table lacks %q", want)
-		}
-	}
 	data, err := os.ReadFile(filepath.Join(out, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var results []struct {
-		Variant        string          `json:"variant"`
-		Cluster        string          `json:"cluster"`
-		SchedulerGates map[string]bool `json:"schedulerGates"`
-		Error          string          `json:"error"`
-		Windows        []struct {
-			Name  string `json:"name"`
-			Bound int    `json:"bound"`
-		} `json:"windows"`
-	}
+	var results []perfResult
 	if err := json.Unmarshal(data, &results); err != nil {
 		t.Fatal(err)
+	}
+	return stdout, results
+}
+
+// TestPerf_kindCompare runs a built-in workload at its integration-test
+// size through the plugin on --cluster kind, SchedulerPopFromBackoffQ on
+// and off: a kind cluster per side, results for both, nothing left.
+func TestPerf_kindCompare(t *testing.T) {
+	plugin, image, environ := perfEnv(t)
+	networks := dockerNames(t, "{{.Name}}", "network", "ls")
+	stdout, results := runPerf(t, 20*time.Minute, plugin, environ, "backoff-drain", "--workload", "4Nodes_40Blocked",
+		"--compare", "SchedulerPopFromBackoffQ", "--cluster", "kind", "--kind-image", image)
+	for _, want := range []string{"SchedulerPopFromBackoffQ=true", "SchedulerPopFromBackoffQ=false", "BackoffDrain/4Nodes_40Blocked", "SchedulingDuration (s)"} {
+		if !strings.Contains(string(stdout), want) {
+			t.Errorf("the table lacks %q", want)
+		}
 	}
 	if len(results) != 2 {
 		t.Fatalf("%d results, want one per setting of the gate", len(results))
@@ -229,44 +247,8 @@ func kindInterrupt(t *testing.T, send func(pid int) error) {
 func TestPerf_kindPodGroups(t *testing.T) {
 	plugin, image, environ := perfEnv(t)
 	networks := dockerNames(t, "{{.Name}}", "network", "ls")
-	out := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, plugin, "perf", "run", "incomplete-groups", "--label-filter", "integration-test",
-		"--cluster", "kind", "--kind-image", image, "--out", out)
-	cmd.Env = environ
-	began := time.Now()
-	stdout, err := cmd.Output()
-	var stderr string
-	if ee, ok := err.(*exec.ExitError); ok {
-		stderr = string(ee.Stderr)
-	}
-	t.Logf("perf run took %.0fs\n%s", time.Since(began).Seconds(), stdout)
-	if err != nil {
-		t.Fatalf("perf run: %v\n%s", err, stderr)
-	}
-	data, err := os.ReadFile(filepath.Join(out, "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var results []struct {
-		Workload       string          `json:"workload"`
-		Cluster        string          `json:"cluster"`
-		SchedulerGates map[string]bool `json:"schedulerGates"`
-		Error          string          `json:"error"`
-		Windows        []struct {
-			Name  string `json:"name"`
-			Bound int    `json:"bound"`
-		} `json:"windows"`
-		Queue struct {
-			Samples []struct {
-				Pending map[string]int `json:"pending"`
-			} `json:"samples"`
-		} `json:"queue"`
-	}
-	if err := json.Unmarshal(data, &results); err != nil {
-		t.Fatal(err)
-	}
+	_, results := runPerf(t, 10*time.Minute, plugin, environ, "incomplete-groups", "--label-filter", "integration-test",
+		"--cluster", "kind", "--kind-image", image)
 	if len(results) != 1 {
 		t.Fatalf("%d results, want the integration-test workload's one", len(results))
 	}
