@@ -65,19 +65,28 @@ EOF
 "$PERF" cluster up --nodes 4 --scheduler-config "$WORK/scheduler.yaml" --pod-max-in-unschedulable-pods-duration 10s \
   >"$WORK/cluster.out" 2>"$WORK/cluster.log" &
 CLUSTER_PID=$!
-for _ in $(seq "$TIMEOUT"); do
-  grep -q '^queue ' "$WORK/cluster.out" && break
-  kill -0 "$CLUSTER_PID" 2>/dev/null || { tail -20 "$WORK/cluster.log"; fail "schedq-perf cluster up exited"; }
-  sleep 1
-done
-grep -q '^queue ' "$WORK/cluster.out" || fail "the control plane was not ready in ${TIMEOUT}s"
-KUBECONFIG_PATH=$(sed -n 's/^kubeconfig //p' "$WORK/cluster.out")
-METRICS=$(sed -n 's/^metrics //p' "$WORK/cluster.out")
-TARGET=${METRICS#https://}
-TARGET=${TARGET%%/*}
-# The admin's bearer token from the kubeconfig cluster up wrote.
-sed -n 's/^ *token: *//p' "$KUBECONFIG_PATH" | head -1 | tr -d '"' >"$WORK/token"
-[ -s "$WORK/token" ] || fail "no token in $KUBECONFIG_PATH"
+
+# await_cluster NAME PID OUT LOG TOKEN: waits for the schedq-perf cluster up
+# of pid PID to print its addresses in OUT, then sets CLUSTER_KUBECONFIG,
+# CLUSTER_METRICS and CLUSTER_TARGET (the scheduler's host:port) and writes the admin's bearer
+# token from the kubeconfig it wrote to TOKEN.
+await_cluster() {
+  local name=$1 pid=$2 out=$3 log=$4 token=$5
+  for _ in $(seq "$TIMEOUT"); do
+    grep -q '^queue ' "$out" && break
+    kill -0 "$pid" 2>/dev/null || { tail -20 "$log"; fail "$name: schedq-perf cluster up exited"; }
+    sleep 1
+  done
+  grep -q '^queue ' "$out" || fail "$name was not ready in ${TIMEOUT}s"
+  CLUSTER_KUBECONFIG=$(sed -n 's/^kubeconfig //p' "$out")
+  CLUSTER_METRICS=$(sed -n 's/^metrics //p' "$out")
+  CLUSTER_TARGET=${CLUSTER_METRICS#https://}
+  CLUSTER_TARGET=${CLUSTER_TARGET%%/*}
+  sed -n 's/^ *token: *//p' "$CLUSTER_KUBECONFIG" | head -1 | tr -d '"' >"$token"
+  [ -s "$token" ] || fail "no token in $CLUSTER_KUBECONFIG"
+}
+await_cluster "the control plane" "$CLUSTER_PID" "$WORK/cluster.out" "$WORK/cluster.log" "$WORK/token"
+KUBECONFIG_PATH=$CLUSTER_KUBECONFIG METRICS=$CLUSTER_METRICS TARGET=$CLUSTER_TARGET
 
 echo "== a second embedded control plane, SchedulerPopFromBackoffQ off, starting meanwhile"
 "$PERF" cluster up --nodes 2 --feature-gates SchedulerPopFromBackoffQ=false \
@@ -283,18 +292,8 @@ EOF
 purge() { "$1" delete pods -n "$2" --all --force --grace-period=0 --wait=false >/dev/null 2>>"$WORK/kubectl.log"; }
 
 echo "== the second control plane scraped too"
-for _ in $(seq "$TIMEOUT"); do
-  grep -q '^queue ' "$WORK/cluster-off.out" && break
-  kill -0 "$OFF_PID" 2>/dev/null || { tail -20 "$WORK/cluster-off.log"; fail "the second schedq-perf cluster up exited"; }
-  sleep 1
-done
-grep -q '^queue ' "$WORK/cluster-off.out" || fail "the second control plane was not ready in ${TIMEOUT}s"
-OFF_KUBECONFIG=$(sed -n 's/^kubeconfig //p' "$WORK/cluster-off.out")
-OFF_TARGET=$(sed -n 's/^metrics //p' "$WORK/cluster-off.out")
-OFF_TARGET=${OFF_TARGET#https://}
-OFF_TARGET=${OFF_TARGET%%/*}
-sed -n 's/^ *token: *//p' "$OFF_KUBECONFIG" | head -1 | tr -d '"' >"$WORK/token-off"
-[ -s "$WORK/token-off" ] || fail "no token in $OFF_KUBECONFIG"
+await_cluster "the second control plane" "$OFF_PID" "$WORK/cluster-off.out" "$WORK/cluster-off.log" "$WORK/token-off"
+OFF_KUBECONFIG=$CLUSTER_KUBECONFIG OFF_TARGET=$CLUSTER_TARGET
 koff() { kubectl --kubeconfig "$OFF_KUBECONFIG" "$@"; }
 prometheus_config "$OFF_TARGET" >"$WORK/prometheus.yml"
 kill -HUP "$PROM_PID" # Prometheus reads its configuration again
