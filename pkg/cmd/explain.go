@@ -66,45 +66,6 @@ type ExplainOptions struct {
 	clock     clock.PassiveClock
 }
 
-// metricsFlags are the flags that name where the scheduler's metrics are.
-type metricsFlags struct {
-	MetricsURL         string
-	PrometheusURL      string
-	PrometheusSelector string
-	MetricsFile        string
-}
-
-func (f *metricsFlags) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.MetricsURL, "metrics-url", f.MetricsURL, "Read the scheduler's metrics from this URL (http, or https with the kubeconfig's credentials)")
-	cmd.Flags().StringVar(&f.PrometheusURL, "prometheus-url", f.PrometheusURL, "Read the scheduler's series from this Prometheus server (instant queries)")
-	cmd.Flags().StringVar(&f.PrometheusSelector, "prometheus-selector", f.PrometheusSelector, `Label matchers that pick one scheduler on the Prometheus server, e.g. 'job="kube-scheduler"'`)
-	cmd.Flags().StringVar(&f.MetricsFile, "metrics-file", f.MetricsFile, "Read a saved text exposition of the scheduler's metrics, or - for stdin")
-	_ = cmd.MarkFlagFilename("metrics-file", "prom", "txt")
-}
-
-// options names the source; the caller adds the kubeconfig when it resolves.
-func (f *metricsFlags) options() metricscrape.Options {
-	return metricscrape.Options{MetricsURL: f.MetricsURL, PrometheusURL: f.PrometheusURL, PrometheusSelector: f.PrometheusSelector, MetricsFile: f.MetricsFile}
-}
-
-// withTLSFlags adds kubectl's TLS flags to opts, for a URL read without a
-// kubeconfig.
-func withTLSFlags(opts metricscrape.Options, getter genericclioptions.RESTClientGetter) metricscrape.Options {
-	if cf, ok := getter.(*genericclioptions.ConfigFlags); ok && cf != nil {
-		if cf.Insecure != nil {
-			opts.InsecureSkipTLSVerify = *cf.Insecure
-		}
-		if cf.CAFile != nil {
-			opts.CertificateAuthority = *cf.CAFile
-		}
-	}
-	return opts
-}
-
-func (f *metricsFlags) named() bool {
-	return f.MetricsURL != "" || f.PrometheusURL != "" || f.MetricsFile != ""
-}
-
 // NewExplainOptions returns the defaults.
 func NewExplainOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *ExplainOptions {
 	pf := genericclioptions.NewPrintFlags("")
@@ -340,8 +301,7 @@ func (o *ExplainOptions) Validate() error {
 			return fmt.Errorf("-l %q: %v", o.Selector, err)
 		}
 	}
-	opts := o.metricsFlags.options()
-	return opts.Validate()
+	return o.metricsFlags.validate()
 }
 
 // failedSource remembers why no source could be resolved.

@@ -10,12 +10,17 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 )
 
 // NewCmdSchedq returns the root command with every subcommand attached.
 func NewCmdSchedq(streams genericiooptions.IOStreams) *cobra.Command {
 	configFlags := genericclioptions.NewConfigFlags(true).WithWarningPrinter(streams)
+	// Every API client refuses requests to another origin than the API
+	// server's, so a redirect never carries the kubeconfig's credentials
+	// elsewhere.
+	configFlags.WrapConfigFn = bound.GuardConfig
 
 	root := &cobra.Command{
 		Use:   "kubectl-schedq",

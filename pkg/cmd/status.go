@@ -151,8 +151,7 @@ func validateInterval(d time.Duration) error {
 
 // Validate checks the flags without I/O.
 func (o *StatusOptions) Validate() error {
-	src := o.metricsFlags.options()
-	if err := src.Validate(); err != nil {
+	if err := o.metricsFlags.validate(); err != nil {
 		return err
 	}
 	if err := validateInterval(o.Interval); err != nil {

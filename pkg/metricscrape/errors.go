@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
 // TransportErrorKind says why a metrics endpoint could not be read.
@@ -41,6 +43,9 @@ func (e *TransportError) Error() string {
 	case PlainHTTP:
 		return fmt.Sprintf("%s answers in plain HTTP, not HTTPS: use an http:// URL", e.Target)
 	case Timeout:
+		if bound.IsTLSHandshakeTimeout(e.Err) {
+			return (&bound.HandshakeTimeoutError{Call: "reading " + e.Target, Err: e.Err}).Error()
+		}
 		return fmt.Sprintf("%s did not answer in time", e.Target)
 	default:
 		return fmt.Sprintf("cannot reach %s: %v", e.Target, rootCause(e.Err))
@@ -55,8 +60,20 @@ func classifyTransportError(target string, err error) error {
 		return nil
 	}
 	var te *TransportError
-	if errors.As(err, &te) {
+	if errors.As(err, &te) || bound.IsTooLarge(err) {
 		return err
+	}
+	// A redirect elsewhere, or a request elsewhere, stopped by the origin
+	// policy: the error names both ends; "cannot reach" would mislead.
+	var (
+		re *bound.RedirectError
+		oe *bound.OriginError
+	)
+	if errors.As(err, &re) {
+		return re
+	}
+	if errors.As(err, &oe) {
+		return oe
 	}
 	kind := Unreachable
 	var (

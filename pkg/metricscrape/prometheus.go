@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -14,6 +13,8 @@ import (
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
 // PrometheusSource reads the scheduler's series from a Prometheus server with
@@ -21,35 +22,86 @@ import (
 // control planes). It makes two queries per scrape: one to find the
 // scheduler's scrape target, one for that target's series.
 type PrometheusSource struct {
+	// address is the server's URL without a password, for messages.
 	address  string
 	selector string
 	api      promv1.API
 }
 
+// PrometheusAccess says how to reach a Prometheus server (the
+// --prometheus-* flags).
+type PrometheusAccess struct {
+	// URL is the server's HTTP API root (--prometheus-url).
+	URL string
+	// Selector holds extra label matchers (`job="kube-scheduler"`) for a
+	// server that scrapes several schedulers or clusters.
+	Selector string
+	// BearerTokenFile and Headers are the server's own credentials
+	// (--prometheus-bearer-token-file, --prometheus-header), sent to URL's
+	// origin only. The file is read at each request.
+	BearerTokenFile string
+	Headers         []bound.Header
+	// CertificateAuthority verifies the server's certificate
+	// (--prometheus-certificate-authority; the system's roots when empty);
+	// InsecureSkipTLSVerify skips that check (--insecure-skip-tls-verify).
+	CertificateAuthority  string
+	InsecureSkipTLSVerify bool
+}
+
+// MaxPrometheusAnswerBytes caps one answer of the Prometheus API: the
+// scheduler's series for one target are well under 1 MiB.
+const MaxPrometheusAnswerBytes = 16 << 20
+
 // NewPrometheusSource returns a source for the Prometheus HTTP API at
-// address. selector holds extra label matchers (`job="kube-scheduler"`) for
-// a server that scrapes several schedulers or clusters. When address is on
-// the API server of cfg (a service proxy URL), the kubeconfig's credentials
-// are used; otherwise none are sent. cfg may be nil.
-func NewPrometheusSource(address, selector string, cfg *rest.Config) (*PrometheusSource, error) {
-	u, err := url.Parse(address)
+// a.URL. When a.URL is on the API server of cfg (a service proxy URL) and
+// no token file is given, the kubeconfig's credentials and CA are used;
+// otherwise only a's own credentials are sent. cfg may be nil.
+func NewPrometheusSource(a PrometheusAccess, cfg *rest.Config) (*PrometheusSource, error) {
+	u, err := url.Parse(a.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("Prometheus URL %q: want http(s)://host[:port][/path]", address)
+		return nil, fmt.Errorf("--prometheus-url %q: want http(s)://host[:port][/path]", redactRaw(a.URL))
 	}
-	if err := checkSelector(selector); err != nil {
+	if err := checkSelector(a.Selector); err != nil {
 		return nil, err
 	}
-	var rt http.RoundTripper = http.DefaultTransport
-	if cfg != nil && sameHost(u, cfg.Host) {
-		if rt, err = rest.TransportFor(cfg); err != nil {
-			return nil, fmt.Errorf("kubeconfig credentials: %w", err)
+	origin := bound.OriginOf(u)
+	creds := &bound.Credentials{Origin: origin, BearerTokenFile: a.BearerTokenFile, TokenFlag: "--prometheus-bearer-token-file", Headers: a.Headers}
+	tc := &rest.Config{TLSClientConfig: rest.TLSClientConfig{CAFile: a.CertificateAuthority}}
+	if cfg != nil && sameHost(u, cfg.Host) && a.BearerTokenFile == "" {
+		tc = CredentialConfig(cfg, false, "")
+		if a.CertificateAuthority != "" {
+			tc.CAFile, tc.CAData = a.CertificateAuthority, nil
 		}
 	}
-	client, err := api.NewClient(api.Config{Address: address, RoundTripper: rt})
-	if err != nil {
-		return nil, fmt.Errorf("Prometheus URL %q: %w", address, err)
+	if a.InsecureSkipTLSVerify {
+		tc.Insecure, tc.CAFile, tc.CAData = true, "", nil
 	}
-	return &PrometheusSource{address: address, selector: selector, api: promv1.NewAPI(client)}, nil
+	// The flags' credentials go in below client-go's debugging round
+	// tripper, so that -v logs never show them.
+	tc.Wrap(creds.Wrap)
+	rt, err := rest.TransportFor(tc)
+	if err != nil {
+		if a.CertificateAuthority != "" {
+			return nil, fmt.Errorf("--prometheus-certificate-authority %s: %w", a.CertificateAuthority, err)
+		}
+		return nil, fmt.Errorf("Prometheus at %s: %w", u.Redacted(), err)
+	}
+	client, err := api.NewClient(api.Config{Address: a.URL, Client: bound.Client(origin, bound.CapBodies(MaxPrometheusAnswerBytes)(rt))})
+	if err != nil {
+		return nil, fmt.Errorf("--prometheus-url %q: %w", u.Redacted(), err)
+	}
+	return &PrometheusSource{address: u.Redacted(), selector: a.Selector, api: promv1.NewAPI(client)}, nil
+}
+
+// redactRaw hides the password of a URL that may not parse.
+func redactRaw(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	if i := strings.LastIndex(raw, "@"); i >= 0 {
+		return "…" + raw[i:]
+	}
+	return raw
 }
 
 // checkSelector rejects what would break out of a `{…}` matcher list.

@@ -153,7 +153,7 @@ func TestPrometheusSource_ScrapeAt(t *testing.T) {
 	srv := httptest.NewServer(prom)
 	defer srv.Close()
 
-	s, err := NewPrometheusSource(srv.URL, "", nil)
+	s, err := NewPrometheusSource(PrometheusAccess{URL: srv.URL}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestPrometheusSource_ScrapeAt(t *testing.T) {
 	}
 
 	// A selector narrows the choice and is passed on.
-	s, err = NewPrometheusSource(srv.URL, `instance="10.0.0.1:10259"`, nil)
+	s, err = NewPrometheusSource(PrometheusAccess{URL: srv.URL, Selector: `instance="10.0.0.1:10259"`}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestPrometheusSource_ScrapeAt(t *testing.T) {
 func TestPrometheusSource_errors(t *testing.T) {
 	srv := httptest.NewServer(&fakePrometheus{})
 	defer srv.Close()
-	s, err := NewPrometheusSource(srv.URL, `job="kube-scheduler"`, nil)
+	s, err := NewPrometheusSource(PrometheusAccess{URL: srv.URL, Selector: `job="kube-scheduler"`}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,14 +220,14 @@ func TestPrometheusSource_errors(t *testing.T) {
 	}
 
 	for _, bad := range []struct{ url, sel string }{{"prometheus:9090", ""}, {"http://p:9090", `job="x"}`}} {
-		if _, err := NewPrometheusSource(bad.url, bad.sel, nil); err == nil {
+		if _, err := NewPrometheusSource(PrometheusAccess{URL: bad.url, Selector: bad.sel}, nil); err == nil {
 			t.Errorf("NewPrometheusSource(%q, %q) succeeded", bad.url, bad.sel)
 		}
 	}
 
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close()
-	s, _ = NewPrometheusSource(down.URL, "", nil)
+	s, _ = NewPrometheusSource(PrometheusAccess{URL: down.URL}, nil)
 	_, err = s.Scrape(context.Background())
 	var te *TransportError
 	if !errors.As(err, &te) || te.Kind != Unreachable {
@@ -381,7 +381,7 @@ func TestPrometheusSource_HeldSpan(t *testing.T) {
 			}
 			srv := httptest.NewServer(prom)
 			defer srv.Close()
-			s, err := NewPrometheusSource(srv.URL, tt.selector, nil)
+			s, err := NewPrometheusSource(PrometheusAccess{URL: srv.URL, Selector: tt.selector}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
