@@ -58,6 +58,19 @@ func (s *Sink) Requests() []string {
 	return append([]string(nil), s.got...)
 }
 
+// NewServer starts h over TLS or plain HTTP, closed when the test ends.
+func NewServer(t testing.TB, h http.Handler, overTLS bool) *httptest.Server {
+	t.Helper()
+	var srv *httptest.Server
+	if overTLS {
+		srv = httptest.NewTLSServer(h)
+	} else {
+		srv = httptest.NewServer(h)
+	}
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // Redirect is a server that answers every request with a 302 to the same
 // path and query on another origin, where Sink listens.
 type Redirect struct {
@@ -88,14 +101,7 @@ func Redirects(t testing.TB, overTLS bool) []Redirect {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, target+r.URL.RequestURI(), http.StatusFound)
 		})
-		var srv *httptest.Server
-		if overTLS {
-			srv = httptest.NewTLSServer(h)
-		} else {
-			srv = httptest.NewServer(h)
-		}
-		t.Cleanup(srv.Close)
-		out = append(out, Redirect{Name: tc.name, Server: srv, Sink: sink})
+		out = append(out, Redirect{Name: tc.name, Server: NewServer(t, h, overTLS), Sink: sink})
 	}
 	return out
 }

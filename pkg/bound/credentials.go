@@ -2,6 +2,7 @@ package bound
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -88,33 +89,48 @@ func (c *Credentials) Empty() bool {
 }
 
 // Token reads the bearer token file: capped, trimmed, never quoted in an
-// error.
+// error. Its errors are *CredentialFileError.
 func (c *Credentials) Token() (Secret, error) {
+	fail := func(err error) (Secret, error) {
+		return Secret{}, &CredentialFileError{Flag: c.TokenFlag, File: c.BearerTokenFile, Err: err}
+	}
 	f, err := os.Open(c.BearerTokenFile)
 	if err != nil {
-		return Secret{}, fmt.Errorf("%s %s: %w", c.TokenFlag, c.BearerTokenFile, unwrapPathError(err))
+		return fail(unwrapPathError(err))
 	}
 	defer f.Close()
-	data, err := ReadAll(f, MaxTokenFileBytes, c.TokenFlag+" "+c.BearerTokenFile)
+	data, err := ReadAll(f, MaxTokenFileBytes, c.BearerTokenFile)
+	if IsTooLarge(err) {
+		return fail(fmt.Errorf("more than %s: not a token", FormatBytes(MaxTokenFileBytes)))
+	}
 	if err != nil {
-		if IsTooLarge(err) {
-			return Secret{}, err
-		}
-		return Secret{}, fmt.Errorf("%s %s: %w", c.TokenFlag, c.BearerTokenFile, unwrapPathError(err))
+		return fail(unwrapPathError(err))
 	}
 	token := string(bytes.TrimSpace(data))
 	switch {
 	case token == "":
-		return Secret{}, fmt.Errorf("%s %s is empty: write the token into it (e.g. gcloud auth print-access-token > FILE)", c.TokenFlag, c.BearerTokenFile)
-	case strings.ContainsAny(token, "\r\n") || !httpguts.ValidHeaderFieldValue(token):
-		return Secret{}, fmt.Errorf("%s %s: not one token (it holds line breaks or control characters)", c.TokenFlag, c.BearerTokenFile)
+		return fail(errors.New("it is empty: write the token into it (e.g. gcloud auth print-access-token > FILE)"))
+	case !httpguts.ValidHeaderFieldValue(token) || strings.ContainsAny(token, "\r\n"):
+		return fail(errors.New("not one token (it holds line breaks or control characters)"))
 	}
 	return NewSecret(token), nil
 }
 
+// CredentialFileError is a credential file that could not be used; it
+// never quotes the file's content.
+type CredentialFileError struct {
+	Flag, File string
+	Err        error
+}
+
+func (e *CredentialFileError) Error() string { return e.Flag + " " + e.File + ": " + e.Err.Error() }
+
+func (e *CredentialFileError) Unwrap() error { return e.Err }
+
 // unwrapPathError drops the path os.PathError repeats.
 func unwrapPathError(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
 		return pe.Err
 	}
 	return err

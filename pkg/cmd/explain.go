@@ -186,15 +186,14 @@ func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.timeout, err = requestTimeout(cmd, o.getter); err != nil {
 		return err
 	}
-	if o.client != nil { // set by tests
-		return nil
-	}
-	cfg, err := restConfig(o.getter, "")
-	if err != nil {
-		return err
-	}
-	if o.client, err = kubernetes.NewForConfig(gather.ListConfig(cfg)); err != nil {
-		return err
+	if o.client == nil { // set by tests
+		cfg, err := restConfig(o.getter, "")
+		if err != nil {
+			return err
+		}
+		if o.client, err = kubernetes.NewForConfig(gather.ListConfig(cfg)); err != nil {
+			return err
+		}
 	}
 	if !o.NoMetrics && o.source == nil {
 		opts := withTLSFlags(o.metricsFlags.options(), o.getter)
@@ -318,8 +317,13 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if o.Watch {
 		return o.watch(ctx)
 	}
+	ctx, interrupted, stop := interruptible(ctx)
+	defer stop()
 	defer gather.LowerGCPercent()()
 	g, err := o.Gather(ctx)
+	if interrupted() {
+		return errInterrupted
+	}
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -220,12 +218,12 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if o.Watch {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-		defer stop()
-	}
+	ctx, interrupted, stop := interruptible(ctx)
+	defer stop()
 	st, err := o.measure(ctx, nil)
+	if interrupted() {
+		return errInterrupted
+	}
 	if err != nil {
 		return o.withRemedy(err)
 	}
@@ -412,6 +410,7 @@ func (o *StatusOptions) withRemedy(err error) error {
 		pfForbidden *metricscrape.PortForwardForbiddenError
 		transport   *metricscrape.TransportError
 		noLeader    *metricscrape.NoLeaderError
+		apiStep     *metricscrape.APIStepError
 	)
 	alternatives := "or read the metrics another way: --metrics-url URL, --prometheus-url URL or --metrics-file FILE"
 	switch {
@@ -425,11 +424,21 @@ func (o *StatusOptions) withRemedy(err error) error {
 		return fmt.Errorf("%w; use --metrics-url URL (a scheduler /metrics you can reach) or --prometheus-url URL (a Prometheus server that scrapes it)", err)
 	case errors.As(err, &noLeader):
 		return fmt.Errorf("%w; use --metrics-url with the leader's address", err)
+	case errors.As(err, &apiStep):
+		// The API server did not answer on the way to the scheduler:
+		// name that call, not the scrape.
+		return bound.Call("finding the scheduler: "+apiStep.Step+" (API server)", o.timeout, apiStep.Err)
 	case errors.As(err, &transport):
 		switch transport.Kind {
 		case metricscrape.Timeout:
 			return bound.Call("reading the scheduler's metrics from "+transport.Target, o.timeout, err)
 		case metricscrape.TLSFailure:
+			if o.PrometheusURL != "" {
+				if ca := o.PrometheusCertificateAuthority; ca != "" {
+					return fmt.Errorf("%w; the Prometheus server's certificate is not signed by the CA in --prometheus-certificate-authority %s: pass the CA that signs it, or skip the check with --insecure-skip-tls-verify", err, ca)
+				}
+				return fmt.Errorf("%w; if the Prometheus server's certificate is signed by a private CA pass --prometheus-certificate-authority FILE, or skip the check with --insecure-skip-tls-verify", err)
+			}
 			if ca := withTLSFlags(metricscrape.Options{}, o.getter).CertificateAuthority; ca != "" {
 				return fmt.Errorf("%w; the scheduler's serving certificate is not signed by the CA in --certificate-authority %s: pass the CA that signs it, or skip the check with --insecure-skip-tls-verify", err, ca)
 			}

@@ -35,8 +35,7 @@ func TestStatus_metricsURLTLSFlags(t *testing.T) {
 	dir := t.TempDir()
 	writeCA := func(name string, der []byte) string {
 		path := filepath.Join(dir, name)
-		data := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-		if err := os.WriteFile(path, data, 0o600); err != nil {
+		if err := os.WriteFile(path, pemCertificate(der), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return path
@@ -83,6 +82,10 @@ func TestStatus_metricsURLTLSFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+func pemCertificate(der []byte) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
 
 // selfSignedCA is a CA certificate that signed nothing the tests serve.

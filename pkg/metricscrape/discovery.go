@@ -183,7 +183,7 @@ func apiStep(step string, err error) error {
 	if apierrors.IsForbidden(err) {
 		return &PortForwardForbiddenError{Step: step, Err: err}
 	}
-	return fmt.Errorf("%s: %w", step, err)
+	return &APIStepError{Step: step, Err: err}
 }
 
 // Forwarder opens a tunnel to a pod's port and returns the local port it

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +28,10 @@ type PrometheusSource struct {
 	address  string
 	selector string
 	api      promv1.API
+	// tokenFile and headerNames are what the user gave, for the advice on
+	// a 401 or 403 (header values are never kept here).
+	tokenFile   string
+	headerNames []string
 }
 
 // PrometheusAccess says how to reach a Prometheus server (the
@@ -66,6 +72,13 @@ func NewPrometheusSource(a PrometheusAccess, cfg *rest.Config) (*PrometheusSourc
 	}
 	origin := bound.OriginOf(u)
 	creds := &bound.Credentials{Origin: origin, BearerTokenFile: a.BearerTokenFile, TokenFlag: "--prometheus-bearer-token-file", Headers: a.Headers}
+	if a.BearerTokenFile != "" {
+		// Read now, so that a missing file fails before any query; it is
+		// read again at each query.
+		if _, err := creds.Token(); err != nil {
+			return nil, err
+		}
+	}
 	tc := &rest.Config{TLSClientConfig: rest.TLSClientConfig{CAFile: a.CertificateAuthority}}
 	if cfg != nil && sameHost(u, cfg.Host) && a.BearerTokenFile == "" {
 		tc = CredentialConfig(cfg, false, "")
@@ -90,7 +103,11 @@ func NewPrometheusSource(a PrometheusAccess, cfg *rest.Config) (*PrometheusSourc
 	if err != nil {
 		return nil, fmt.Errorf("--prometheus-url %q: %w", u.Redacted(), err)
 	}
-	return &PrometheusSource{address: u.Redacted(), selector: a.Selector, api: promv1.NewAPI(client)}, nil
+	src := &PrometheusSource{address: u.Redacted(), selector: a.Selector, api: promv1.NewAPI(client), tokenFile: a.BearerTokenFile}
+	for _, h := range a.Headers {
+		src.headerNames = append(src.headerNames, h.Name)
+	}
+	return src, nil
 }
 
 // redactRaw hides the password of a URL that may not parse.
@@ -150,6 +167,13 @@ func (s *PrometheusSource) ScrapeAt(ctx context.Context, t time.Time) (*Snapshot
 	if err != nil {
 		return nil, err
 	}
+	// As a metrics file without scheduler_pending_pods is refused, so is
+	// an answer without it (the target may have gone between the queries,
+	// or the server answers nothing): no queue is not an empty queue.
+	if !hasMetric(series, PendingPodsMetric) {
+		return nil, fmt.Errorf("%s answered no %s series for target %s at %s (%d other series): this is not a kube-scheduler's queue; run again, or check --prometheus-selector",
+			s, PendingPodsMetric, chosen, t.UTC().Format(time.RFC3339), len(series))
+	}
 	snap, err := FromSamples(series)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s, err)
@@ -170,13 +194,9 @@ func (s *PrometheusSource) ScrapeAt(ctx context.Context, t time.Time) (*Snapshot
 // such series in the window.
 func (s *PrometheusSource) HeldSpan(ctx context.Context, t time.Time, window time.Duration) (from, to time.Time, err error) {
 	q := s.matchers(PendingPodsMetric, nil) + "[" + model.Duration(window).String() + "]"
-	v, _, err := s.api.Query(ctx, q, t)
+	v, err := s.run(ctx, q, t)
 	if err != nil {
-		var apiErr *promv1.Error
-		if errors.As(err, &apiErr) {
-			return time.Time{}, time.Time{}, fmt.Errorf("%s: query %s: %s", s, q, apiErr.Msg)
-		}
-		return time.Time{}, time.Time{}, classifyTransportError(s.String(), err)
+		return time.Time{}, time.Time{}, err
 	}
 	m, ok := v.(model.Matrix)
 	if !ok {
@@ -236,15 +256,41 @@ func (s *PrometheusSource) pickLeader(ctx context.Context, groups []model.LabelS
 	return best, nil
 }
 
+// run runs one query at t and says what went wrong in the user's terms.
+func (s *PrometheusSource) run(ctx context.Context, q string, t time.Time) (model.Value, error) {
+	v, _, err := s.api.Query(ctx, q, t)
+	if err == nil {
+		return v, nil
+	}
+	var (
+		apiErr *promv1.Error
+		urlErr *url.Error
+	)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return nil, err
+	case errors.As(err, &urlErr), bound.IsTooLarge(err), errors.Is(err, context.DeadlineExceeded):
+		return nil, classifyTransportError(s.String(), err)
+	case !errors.As(err, &apiErr):
+		// The client decoded a 2xx answer that is not a query result.
+		return nil, fmt.Errorf("%s: query %s: the answer is not a Prometheus query result (%v): is --prometheus-url the server's API root?", s, q, err)
+	}
+	var code int
+	if _, scanErr := fmt.Sscanf(apiErr.Msg, "client error: %d", &code); scanErr == nil && (code == http.StatusUnauthorized || code == http.StatusForbidden) {
+		return nil, &PrometheusAuthError{Source: s.String(), StatusCode: code, Detail: answerExcerpt(apiErr.Detail), TokenFile: s.tokenFile, Headers: s.headerNames}
+	}
+	msg := apiErr.Msg
+	if d := answerExcerpt(apiErr.Detail); d != "" && apiErr.Type != promv1.ErrBadData && apiErr.Type != promv1.ErrExec {
+		msg += ": " + strconv.Quote(d)
+	}
+	return nil, fmt.Errorf("%s: query %s: %s", s, q, msg)
+}
+
 // query runs one instant query.
 func (s *PrometheusSource) query(ctx context.Context, q string, t time.Time) (model.Vector, error) {
-	v, _, err := s.api.Query(ctx, q, t)
+	v, err := s.run(ctx, q, t)
 	if err != nil {
-		var apiErr *promv1.Error
-		if errors.As(err, &apiErr) {
-			return nil, fmt.Errorf("%s: query %s: %s", s, q, apiErr.Msg)
-		}
-		return nil, classifyTransportError(s.String(), err)
+		return nil, err
 	}
 	vec, ok := v.(model.Vector)
 	if !ok {
@@ -319,4 +365,56 @@ func containsLabels(m model.Metric, want model.LabelSet) bool {
 		}
 	}
 	return true
+}
+
+// PrometheusAuthError is a 401 or 403 from the Prometheus server: it wants
+// credentials it did not get, or does not let them query.
+type PrometheusAuthError struct {
+	Source     string
+	StatusCode int
+	// Detail is the first line of the answer.
+	Detail string
+	// TokenFile and Headers are the credentials that were sent (the
+	// headers by name).
+	TokenFile string
+	Headers   []string
+}
+
+func (e *PrometheusAuthError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s answered %d %s", e.Source, e.StatusCode, http.StatusText(e.StatusCode))
+	if e.Detail != "" {
+		fmt.Fprintf(&b, " (%q)", e.Detail)
+	}
+	sent := "no credentials"
+	switch {
+	case e.TokenFile != "" && len(e.Headers) > 0:
+		sent = fmt.Sprintf("the token in --prometheus-bearer-token-file %s and the header(s) %s", e.TokenFile, strings.Join(e.Headers, ", "))
+	case e.TokenFile != "":
+		sent = "the token in --prometheus-bearer-token-file " + e.TokenFile
+	case len(e.Headers) > 0:
+		sent = "the header(s) " + strings.Join(e.Headers, ", ")
+	}
+	if e.StatusCode == http.StatusForbidden {
+		fmt.Fprintf(&b, ": it does not let %s query it: the token's identity needs the right to read metrics (e.g. the Monitoring Viewer role on GMP, "+
+			"Monitoring Data Reader on an Azure Monitor workspace), and a multi-tenant server (Mimir, Cortex) the tenant in --prometheus-header 'X-Scope-OrgID: TENANT'", sent)
+		return b.String()
+	}
+	fmt.Fprintf(&b, ": it did not accept %s", sent)
+	if e.TokenFile == "" {
+		b.WriteString("; give a token with --prometheus-bearer-token-file FILE")
+	} else {
+		b.WriteString("; is the token current (cloud access tokens last about an hour)?")
+	}
+	b.WriteString(", and, on a multi-tenant server (Mimir, Cortex), the tenant with --prometheus-header 'X-Scope-OrgID: TENANT'")
+	return b.String()
+}
+
+func hasMetric(vec model.Vector, name string) bool {
+	for _, smp := range vec {
+		if smp != nil && string(smp.Metric[model.MetricNameLabel]) == name {
+			return true
+		}
+	}
+	return false
 }
