@@ -54,7 +54,12 @@ const TLSHandshakeTimeout = 10 * time.Second
 // connection and did not complete the TLS handshake within
 // TLSHandshakeTimeout (net/http's error type for it is not exported).
 func IsTLSHandshakeTimeout(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "TLS handshake timeout")
+	for ; err != nil; err = errors.Unwrap(err) {
+		if strings.Contains(err.Error(), "TLS handshake timeout") {
+			return true
+		}
+	}
+	return false
 }
 
 // HandshakeTimeoutError is a call whose server accepted the connection and

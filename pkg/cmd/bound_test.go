@@ -158,3 +158,21 @@ func TestPerfCleanup_bounded(t *testing.T) {
 		})
 	}
 }
+
+// The options text says what --request-timeout does here: 0 is the
+// default bound, not "no timeout" as kubectl's text says.
+func TestOptions_requestTimeout(t *testing.T) {
+	out, _, err := runSchedq(nil, "options")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := ""
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, "--request-timeout") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "0 or unset means 30s") || strings.Contains(line, "zero means don't timeout") {
+		t.Errorf("options says of --request-timeout:\n%s", line)
+	}
+}

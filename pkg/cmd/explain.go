@@ -140,7 +140,7 @@ pages of 5,000, and keeps of each object only what it reads.`,
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Explain every pending pod in every namespace")
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", o.Selector, "Explain the pods matching this label selector")
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, "Explain again at every --interval: redraw the table on a terminal; in a pipe, one JSON object per pod that moved")
-	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between rounds with --watch (at least 500ms)")
+	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between rounds with --watch (500ms to 1h)")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Print the table (and custom columns) without the header line")
 	cmd.Flags().StringVar(&o.SortBy, "sort-by", o.SortBy, "Sort the pods by this JSONPath into each item, e.g. .attempts, .confidence or .queue")
 	cmd.Flags().StringVar(&o.SchedulerName, "scheduler-name", o.SchedulerName, "The scheduler profile whose pods to explain")

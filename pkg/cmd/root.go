@@ -4,6 +4,7 @@ package cmd
 
 import (
 	"flag"
+	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -35,6 +36,11 @@ pod sits in, why, and when the scheduler will try it next.`,
 		SilenceErrors: true,
 	}
 	configFlags.AddFlags(root.PersistentFlags())
+	// kubectl's own words ("a value of zero means don't timeout requests")
+	// are not what this plugin does: every call is bounded.
+	if f := root.PersistentFlags().Lookup("request-timeout"); f != nil {
+		f.Usage = fmt.Sprintf("How long to wait for each network call before giving up: a duration (10s, 2m) or a number of seconds; 0 or unset means %s (completion: 5s)", DefaultRequestTimeout)
+	}
 
 	// Only klog's -v is exposed; the rest of klog's flags are noise for a plugin.
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)

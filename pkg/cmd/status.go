@@ -29,6 +29,11 @@ const (
 	// MinStatusInterval is the shortest --interval: below it the rates are
 	// noise and --watch only redraws the same numbers.
 	MinStatusInterval = 500 * time.Millisecond
+	// MaxStatusInterval is the longest --interval: status waits that long
+	// for its second scrape, and a longer wait is a typo, not a measurement.
+	MaxStatusInterval = time.Hour
+	// announcedWait is the --interval from which status says that it waits.
+	announcedWait = 10 * time.Second
 	// PrometheusRateWindow is the rate window with --prometheus-url: a
 	// Prometheus server samples every 15–60 s, so shorter windows show nothing.
 	PrometheusRateWindow = 5 * time.Minute
@@ -133,7 +138,7 @@ Each scrape, discovery and port-forward included, gives up after
 	}
 	o.metricsFlags.addFlags(cmd)
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, "Redraw at every --interval until interrupted")
-	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between the two scrapes that give rates, and between redraws (at least 500ms)")
+	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between the two scrapes that give rates, and between redraws (500ms to 1h)")
 	o.printFlags.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", completeOutput(o.printFlags.AllowedFormats()))
 	return cmd
@@ -141,8 +146,8 @@ Each scrape, discovery and port-forward included, gives up after
 
 // validateInterval checks --interval of status and explain --watch.
 func validateInterval(d time.Duration) error {
-	if d < MinStatusInterval {
-		return fmt.Errorf("--interval=%s: want at least %s, such as the default %s", d, MinStatusInterval, DefaultStatusInterval)
+	if d < MinStatusInterval || d > MaxStatusInterval {
+		return fmt.Errorf("--interval=%s: want %s to %s, such as the default %s", d, MinStatusInterval, MaxStatusInterval, DefaultStatusInterval)
 	}
 	return nil
 }
@@ -287,6 +292,9 @@ func (o *StatusOptions) measure(ctx context.Context, prev *status.SchedulerStatu
 	if o.MetricsFile != "" {
 		return status.NewSchedulerStatus(nil, first)
 	}
+	if o.Interval >= announcedWait {
+		fmt.Fprintf(o.ErrOut, "waiting %s (--interval) for the second scrape, which gives the rates\n", o.Interval)
+	}
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -424,10 +432,10 @@ func (o *StatusOptions) withRemedy(err error) error {
 		return fmt.Errorf("%w; use --metrics-url URL (a scheduler /metrics you can reach) or --prometheus-url URL (a Prometheus server that scrapes it)", err)
 	case errors.As(err, &noLeader):
 		return fmt.Errorf("%w; use --metrics-url with the leader's address", err)
-	case errors.As(err, &apiStep):
+	case errors.As(err, &apiStep) && bound.IsTimeout(err):
 		// The API server did not answer on the way to the scheduler:
 		// name that call, not the scrape.
-		return bound.Call("finding the scheduler: "+apiStep.Step+" (API server)", o.timeout, apiStep.Err)
+		return bound.Call("finding the scheduler: "+apiStep.Step+" (API server)", o.timeout, err)
 	case errors.As(err, &transport):
 		switch transport.Kind {
 		case metricscrape.Timeout:

@@ -44,7 +44,7 @@ func (e *TransportError) Error() string {
 		return fmt.Sprintf("%s answers in plain HTTP, not HTTPS: use an http:// URL", e.Target)
 	case Timeout:
 		if bound.IsTLSHandshakeTimeout(e.Err) {
-			return (&bound.HandshakeTimeoutError{Call: "reading " + e.Target, Err: e.Err}).Error()
+			return fmt.Sprintf("%s: the TLS handshake did not complete within %s", e.Target, bound.TLSHandshakeTimeout)
 		}
 		return fmt.Sprintf("%s did not answer in time", e.Target)
 	default:
