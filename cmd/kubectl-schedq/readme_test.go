@@ -260,7 +260,7 @@ func parseWithPlugin(t *testing.T, c readmeCommand) {
 		t.Fatalf("README.md:%d: %q is not a kubectl schedq command", c.line, c.text)
 	}
 	root := cmd.NewCmdSchedq(genericiooptions.NewTestIOStreamsDiscard())
-	sub, rest, err := root.Find(strings.Fields(args))
+	sub, rest, err := root.Find(shellWords(args))
 	if err != nil || sub == root {
 		t.Fatalf("README.md:%d: %s: no such command (%v)", c.line, c.text, err)
 	}
@@ -273,6 +273,40 @@ func parseWithPlugin(t *testing.T, c readmeCommand) {
 	if !sub.Runnable() {
 		t.Fatalf("README.md:%d: %s: %q only groups other commands", c.line, c.text, sub.CommandPath())
 	}
+}
+
+// shellWords splits a command line as sh does for the quoting README.md
+// uses: words apart at blanks, '…' and "…" kept whole, without the quotes.
+func shellWords(line string) []string {
+	var (
+		words  []string
+		cur    strings.Builder
+		quote  rune
+		inWord bool
+	)
+	for _, r := range line {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
 }
 
 var makeTarget = regexp.MustCompile(`(?m)^([a-zA-Z0-9_.-]+(?: [a-zA-Z0-9_.-]+)*):`)

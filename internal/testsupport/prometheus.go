@@ -1,6 +1,7 @@
 package testsupport
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -214,5 +215,32 @@ func Scraped(first, last time.Time, interval time.Duration, v float64) []model.S
 func (p *Prometheus) AddScraped(vec model.Vector, first, last time.Time, interval time.Duration) {
 	for _, s := range vec {
 		p.Series = append(p.Series, PrometheusSeries{Metric: s.Metric, Samples: Scraped(first, last, interval, float64(s.Value))})
+	}
+}
+
+// TenantGate is what a multi-tenant Prometheus behind a token check
+// (Mimir, Cortex; a managed Prometheus's front) answers, as a
+// Prometheus.Check: 401 without the token, 401 "no org id" (Mimir's words)
+// without an X-Scope-OrgID header, 403 for another tenant. It logs each
+// refusal to logf, when set, without the credentials.
+func TenantGate(token, tenant string, logf func(format string, args ...any)) func(w http.ResponseWriter, r *http.Request) bool {
+	want := []byte("Bearer " + token)
+	return func(w http.ResponseWriter, r *http.Request) bool {
+		code, msg := 0, ""
+		switch got := r.Header.Get("X-Scope-OrgID"); {
+		case subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1:
+			code, msg = http.StatusUnauthorized, "invalid or missing bearer token"
+		case got == "":
+			code, msg = http.StatusUnauthorized, "no org id"
+		case got != tenant:
+			code, msg = http.StatusForbidden, "the token may not read this tenant"
+		default:
+			return true
+		}
+		if logf != nil {
+			logf("%s %s: %d %s", r.Method, r.URL.Path, code, msg)
+		}
+		http.Error(w, msg, code)
+		return false
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 
 	"golang.org/x/net/http/httpguts"
 )
@@ -76,11 +77,16 @@ const MaxTokenFileBytes = 64 << 10
 // is the only place they are attached, and only to requests for Origin.
 type Credentials struct {
 	Origin Origin
-	// BearerTokenFile holds the token (its path is not a secret).
+	// BearerTokenFile holds the token (its path is not a secret). A file
+	// that can be read only once (a pipe, such as the shell's
+	// <(gcloud auth print-access-token)) is read once and its token kept.
 	BearerTokenFile string
 	// TokenFlag names the flag that gave the file, for errors.
 	TokenFlag string
 	Headers   []Header
+
+	mu   sync.Mutex
+	kept *Secret // the token of a file that is not a regular file
 }
 
 // Empty reports whether there is nothing to attach.
@@ -94,11 +100,20 @@ func (c *Credentials) Token() (Secret, error) {
 	fail := func(err error) (Secret, error) {
 		return Secret{}, &CredentialFileError{Flag: c.TokenFlag, File: c.BearerTokenFile, Err: err}
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.kept != nil {
+		return *c.kept, nil
+	}
 	f, err := os.Open(c.BearerTokenFile)
 	if err != nil {
 		return fail(unwrapPathError(err))
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fail(unwrapPathError(err))
+	}
 	data, err := ReadAll(f, MaxTokenFileBytes, c.BearerTokenFile)
 	if IsTooLarge(err) {
 		return fail(fmt.Errorf("more than %s: not a token", FormatBytes(MaxTokenFileBytes)))
@@ -113,7 +128,11 @@ func (c *Credentials) Token() (Secret, error) {
 	case !httpguts.ValidHeaderFieldValue(token) || strings.ContainsAny(token, "\r\n"):
 		return fail(errors.New("not one token (it holds line breaks or control characters)"))
 	}
-	return NewSecret(token), nil
+	secret := NewSecret(token)
+	if !st.Mode().IsRegular() {
+		c.kept = &secret
+	}
+	return secret, nil
 }
 
 // CredentialFileError is a credential file that could not be used; it

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -152,5 +153,29 @@ func TestCredentials_Wrap(t *testing.T) {
 	var oe *bound.OriginError
 	if !errors.As(err, &oe) || len(other.Requests()) > 0 {
 		t.Errorf("a request elsewhere: %v, and the server got %q", err, other.Requests())
+	}
+}
+
+// A token file that can be read once (the shell's <(command), a pipe) is
+// read once and its token kept; a regular file is read at each request.
+func TestCredentials_Token_pipe(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("reads the pipe as /dev/fd/N")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_, _ = w.Write([]byte(token + "\n"))
+		w.Close()
+	}()
+	defer r.Close()
+	c := &bound.Credentials{BearerTokenFile: fmt.Sprintf("/dev/fd/%d", r.Fd()), TokenFlag: "--t"}
+	for i := range 3 {
+		got, err := c.Token()
+		if err != nil || got.Value() != token {
+			t.Fatalf("read %d: Token() = %q, %v", i+1, got.Value(), err)
+		}
 	}
 }

@@ -172,11 +172,13 @@ func Client(o Origin, rt http.RoundTripper) *http.Client {
 	return &http.Client{Transport: Guard(o)(rt), CheckRedirect: CheckRedirect}
 }
 
-// GuardConfig makes every client built from cfg refuse requests to another
-// origin than cfg's API server (Guard, as cfg's innermost wrapper), and
-// returns cfg. A config whose server does not parse is returned as it is:
-// client-go refuses it in its own words.
-func GuardConfig(cfg *rest.Config) *rest.Config {
+// APIConfig bounds every client built from cfg, the API server's: it
+// refuses requests to another origin than cfg's server (Guard, as cfg's
+// innermost wrapper), and caps each answer at MaxAPIAnswerBytes (watches
+// and connection upgrades, which stream as long as they are used,
+// excepted). It returns cfg. A config whose server does not parse is
+// returned as it is: client-go refuses it in its own words.
+func APIConfig(cfg *rest.Config) *rest.Config {
 	if cfg == nil {
 		return nil
 	}
@@ -185,8 +187,13 @@ func GuardConfig(cfg *rest.Config) *rest.Config {
 		return cfg
 	}
 	cfg.Wrap(Guard(OriginOf(u)))
+	cfg.Wrap(CapBodies(MaxAPIAnswerBytes))
 	return cfg
 }
+
+// MaxAPIAnswerBytes caps one answer of the API server: a page of 500 pods
+// or 5,000 events is a few MiB.
+const MaxAPIAnswerBytes = 256 << 20
 
 // IsRefused reports whether err is a request the origin policy stopped: a
 // redirect elsewhere, or a request for another origin.

@@ -122,13 +122,13 @@ func TestClient_redirects(t *testing.T) {
 	}
 }
 
-// TestGuardConfig: client-go's own clients follow redirects and add the
-// kubeconfig's token to each hop; with GuardConfig the hop to another
+// TestAPIConfig: client-go's own clients follow redirects and add the
+// kubeconfig's token to each hop; with APIConfig the hop to another
 // origin is refused before it leaves.
-func TestGuardConfig(t *testing.T) {
+func TestAPIConfig(t *testing.T) {
 	plain := testsupport.NewSink(t, false)
 	srv := redirector(t, map[string]string{"/api/v1/namespaces/ns/pods": plain.URL + "/api/v1/namespaces/ns/pods"})
-	cfg := bound.GuardConfig(&rest.Config{Host: srv.URL, BearerToken: "s3cr3t", TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+	cfg := bound.APIConfig(&rest.Config{Host: srv.URL, BearerToken: "s3cr3t", TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -52,7 +52,7 @@ func TestStatus_prometheusCredentialsNotLogged(t *testing.T) {
 		t.Skip("runs the plugin as a process")
 	}
 	const apiPath = "/api/v1/namespaces/monitoring/services/prometheus:9090/proxy"
-	direct := schedulerPrometheus(t, false, tenantProxy(promTestToken, promTestTenant))
+	direct := schedulerPrometheus(t, false, testsupport.TenantGate(promTestToken, promTestTenant, nil))
 	kubeToken := "kube-token-6b0f93"
 	viaAPI := schedulerPrometheus(t, true, func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Header.Get("Authorization") != "Bearer "+kubeToken || r.Header.Get("X-Scope-OrgID") != promTestTenant || !strings.HasPrefix(r.URL.Path, apiPath) {

@@ -46,25 +46,6 @@ func schedulerPrometheus(t *testing.T, overTLS bool, check func(w http.ResponseW
 	return testsupport.NewServer(t, prom, overTLS)
 }
 
-// tenantProxy is what a multi-tenant Prometheus (Mimir, Cortex) behind a
-// token check answers: 401 without the token or without a tenant, 403 for
-// a tenant the token may not read.
-func tenantProxy(token, tenant string) func(w http.ResponseWriter, r *http.Request) bool {
-	return func(w http.ResponseWriter, r *http.Request) bool {
-		switch got := r.Header.Get("X-Scope-OrgID"); {
-		case r.Header.Get("Authorization") != "Bearer "+token:
-			http.Error(w, "invalid or missing bearer token", http.StatusUnauthorized)
-		case got == "":
-			http.Error(w, "no org id", http.StatusUnauthorized)
-		case got != tenant:
-			http.Error(w, "tenant not allowed for this token", http.StatusForbidden)
-		default:
-			return true
-		}
-		return false
-	}
-}
-
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
@@ -79,7 +60,7 @@ func writeFile(t *testing.T, name, content string) string {
 // --prometheus-header; without them they fail with the status code and the
 // flag that fixes it; no error prints the token or the tenant.
 func TestStatus_prometheusCredentials(t *testing.T) {
-	srv := schedulerPrometheus(t, false, tenantProxy(promTestToken, promTestTenant))
+	srv := schedulerPrometheus(t, false, testsupport.TenantGate(promTestToken, promTestTenant, nil))
 	token := writeFile(t, "token", promTestToken+"\n")
 	stale := writeFile(t, "stale", "expired-token-0000\n")
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))

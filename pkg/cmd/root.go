@@ -21,7 +21,7 @@ func NewCmdSchedq(streams genericiooptions.IOStreams) *cobra.Command {
 	// Every API client refuses requests to another origin than the API
 	// server's, so a redirect never carries the kubeconfig's credentials
 	// elsewhere.
-	configFlags.WrapConfigFn = bound.GuardConfig
+	configFlags.WrapConfigFn = bound.APIConfig
 
 	root := &cobra.Command{
 		Use:   "kubectl-schedq",

@@ -169,7 +169,7 @@ func (o *Options) restConfig() (*rest.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	bound.GuardConfig(cfg)
+	bound.APIConfig(cfg)
 	// kubectl's flags default the server to localhost:8080, so an empty
 	// kubeconfig loads, without the TLS flags: it is no kubeconfig.
 	if cfg.Host == clientcmd.ClusterDefaults.Server {

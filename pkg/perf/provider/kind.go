@@ -346,7 +346,7 @@ func (k *Kind) Start(ctx context.Context, spec Spec) (_ *Instance, retErr error)
 	if err != nil {
 		return nil, err
 	}
-	bound.GuardConfig(restCfg)
+	bound.APIConfig(restCfg)
 	client, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
 		return nil, err
