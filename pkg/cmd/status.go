@@ -96,7 +96,10 @@ the last 5 minutes). The metrics are read from the first of:
   2. --prometheus-url URL: a Prometheus server that scrapes the scheduler,
      for clusters that hide it (EKS, GKE, AKS); rates over its last 5
      minutes, or over what it holds when it has less (a new scheduler,
-     leader or Prometheus), which status then says;
+     leader or Prometheus), which status then says. One that wants
+     credentials gets them from --prometheus-bearer-token-file,
+     --prometheus-header and --prometheus-certificate-authority, sent to
+     that server only and never printed;
   3. --metrics-file FILE: a saved exposition (totals only, no rates);
   4. the scheduler endpoint in the kubeconfig (schedq-perf's control plane);
   5. the kube-scheduler pod in kube-system (the Lease holder when there are
@@ -106,7 +109,10 @@ the last 5 minutes). The metrics are read from the first of:
      leases in kube-system, and get on the /metrics non-resource URL.
 
 Each scrape, discovery and port-forward included, gives up after
---request-timeout (30s when it is not set or 0).`,
+--request-timeout (30s when it is not set or 0); a redirect to another
+scheme, host or port than the server named is not followed, and every
+answer is read up to a cap (an exposition 64 MiB, a Prometheus answer
+16 MiB).`,
 		Example: `  # The queue of the cluster in the current context
   kubectl schedq status
 
@@ -118,6 +124,10 @@ Each scrape, discovery and port-forward included, gives up after
 
   # A managed cluster, through the Prometheus server that scrapes its scheduler
   kubectl schedq status --prometheus-url http://prometheus.example:9090 --prometheus-selector 'job="kube-scheduler"'
+
+  # A managed or multi-tenant Prometheus that wants a token and a tenant
+  kubectl schedq status --prometheus-url https://mimir.example.com/prometheus \
+    --prometheus-bearer-token-file token --prometheus-header 'X-Scope-OrgID: team-a'
 
   # A saved exposition, e.g. attached to a bug report (saved on a control-plane
   # node with: curl -sk -H "Authorization: Bearer $TOKEN" https://127.0.0.1:10259/metrics)
