@@ -37,7 +37,7 @@ type Options struct {
 
 	// InsecureSkipTLSVerify and CertificateAuthority are kubectl's TLS
 	// flags, for a URL read without a kubeconfig (with one, KubeConfig
-	// carries them).
+	// carries them); InsecureSkipTLSVerify applies to PrometheusURL too.
 	InsecureSkipTLSVerify bool
 	CertificateAuthority  string
 
