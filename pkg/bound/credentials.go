@@ -64,7 +64,7 @@ func ParseHeader(s string) (Header, error) {
 	case "Host", "Content-Length", "Transfer-Encoding", "Connection":
 		return Header{}, fmt.Errorf("header %s is set by the HTTP client, not by a flag", name)
 	}
-	return Header{Name: http.CanonicalHeaderKey(name), Value: NewSecret(value)}, nil
+	return Header{Name: name, Value: NewSecret(value)}, nil
 }
 
 // MaxTokenFileBytes caps a bearer token file; cloud access tokens and JWTs

@@ -50,8 +50,8 @@ func TestParseHeader(t *testing.T) {
 	for _, tc := range []struct {
 		in, wantName, wantValue, wantErr string
 	}{
-		{"X-Scope-OrgID: tenant-1", "X-Scope-Orgid", "tenant-1", ""},
-		{"authorization:Bearer " + token, "Authorization", "Bearer " + token, ""},
+		{"X-Scope-OrgID: tenant-1", "X-Scope-OrgID", "tenant-1", ""},
+		{"authorization:Bearer " + token, "authorization", "Bearer " + token, ""},
 		{"X-Empty:", "X-Empty", "", ""},
 		{"Bearer" + token, "", "", "want 'Name: value'"},
 		{": " + token, "", "", "want 'Name: value'"},

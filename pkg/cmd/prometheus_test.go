@@ -69,10 +69,10 @@ func TestStatus_prometheusCredentials(t *testing.T) {
 		flags   []string
 		wantErr []string
 	}{
-		{"no credentials", nil, []string{"answered 401 Unauthorized", `"invalid or missing bearer token"`, "did not accept no credentials", "--prometheus-bearer-token-file FILE"}},
+		{"no credentials", nil, []string{"answered 401 Unauthorized", `"invalid or missing bearer token"`, "none were sent", "--prometheus-bearer-token-file FILE"}},
 		{"token, no tenant", []string{"--prometheus-bearer-token-file", token}, []string{"401 Unauthorized", `"no org id"`, "--prometheus-header 'X-Scope-OrgID: TENANT'"}},
-		{"a stale token", []string{"--prometheus-bearer-token-file", stale, "--prometheus-header", "X-Scope-OrgID: " + promTestTenant}, []string{"401 Unauthorized", "did not accept the token in --prometheus-bearer-token-file " + stale + " and the header(s) X-Scope-Orgid", "is the token current"}},
-		{"another tenant", []string{"--prometheus-bearer-token-file", token, "--prometheus-header", "X-Scope-OrgID: tenant-other"}, []string{"403 Forbidden", "does not let the token", "X-Scope-OrgID: TENANT"}},
+		{"a stale token", []string{"--prometheus-bearer-token-file", stale, "--prometheus-header", "X-Scope-OrgID: " + promTestTenant}, []string{"401 Unauthorized", "did not accept the token in --prometheus-bearer-token-file " + stale + " and the header(s) X-Scope-OrgID", "fetch a new one"}},
+		{"another tenant", []string{"--prometheus-bearer-token-file", token, "--prometheus-header", "X-Scope-OrgID: tenant-other"}, []string{"403 Forbidden", "does not let these credentials query it", "X-Scope-OrgID: TENANT"}},
 		{"token and tenant", []string{"--prometheus-bearer-token-file", token, "--prometheus-header", "X-Scope-OrgID: " + promTestTenant}, nil},
 		{"a token file that is not there", []string{"--prometheus-bearer-token-file", token + ".missing"}, []string{"--prometheus-bearer-token-file " + token + ".missing: no such file or directory"}},
 		{"a header without a name", []string{"--prometheus-header", promTestToken}, []string{"--prometheus-header #1: want 'Name: value'"}},
@@ -178,7 +178,7 @@ func TestStatusOptions_headersNeverPrinted(t *testing.T) {
 			}
 		}
 	}
-	if got := o.PrometheusHeaders.String(); got != "[Authorization: <redacted>, X-Scope-Orgid: <redacted>]" {
+	if got := o.PrometheusHeaders.String(); got != "[Authorization: <redacted>, X-Scope-OrgID: <redacted>]" {
 		t.Errorf("String() = %q", got)
 	}
 }

@@ -386,7 +386,7 @@ func (e *PrometheusAuthError) Error() string {
 	if e.Detail != "" {
 		fmt.Fprintf(&b, " (%q)", e.Detail)
 	}
-	sent := "no credentials"
+	var sent string
 	switch {
 	case e.TokenFile != "" && len(e.Headers) > 0:
 		sent = fmt.Sprintf("the token in --prometheus-bearer-token-file %s and the header(s) %s", e.TokenFile, strings.Join(e.Headers, ", "))
@@ -395,18 +395,22 @@ func (e *PrometheusAuthError) Error() string {
 	case len(e.Headers) > 0:
 		sent = "the header(s) " + strings.Join(e.Headers, ", ")
 	}
-	if e.StatusCode == http.StatusForbidden {
-		fmt.Fprintf(&b, ": it does not let %s query it: the token's identity needs the right to read metrics (e.g. the Monitoring Viewer role on GMP, "+
-			"Monitoring Data Reader on an Azure Monitor workspace), and a multi-tenant server (Mimir, Cortex) the tenant in --prometheus-header 'X-Scope-OrgID: TENANT'", sent)
-		return b.String()
+	const tenant = "a multi-tenant server (Mimir, Cortex) also wants the tenant: --prometheus-header 'X-Scope-OrgID: TENANT'"
+	switch {
+	case e.StatusCode == http.StatusForbidden:
+		who := "these credentials"
+		if sent == "" {
+			who = "a request without credentials"
+		}
+		fmt.Fprintf(&b, ": it does not let %s query it: the token's identity needs the right to read metrics "+
+			"(Monitoring Viewer on GMP, Monitoring Data Reader on an Azure Monitor workspace), and %s", who, tenant)
+	case sent == "":
+		fmt.Fprintf(&b, ": it wants credentials and none were sent: give a token with --prometheus-bearer-token-file FILE; %s", tenant)
+	case e.TokenFile == "":
+		fmt.Fprintf(&b, ": it did not accept %s: give a token with --prometheus-bearer-token-file FILE; %s", sent, tenant)
+	default:
+		fmt.Fprintf(&b, ": it did not accept %s: a cloud access token lasts about an hour (fetch a new one); %s", sent, tenant)
 	}
-	fmt.Fprintf(&b, ": it did not accept %s", sent)
-	if e.TokenFile == "" {
-		b.WriteString("; give a token with --prometheus-bearer-token-file FILE")
-	} else {
-		b.WriteString("; is the token current (cloud access tokens last about an hour)?")
-	}
-	b.WriteString(", and, on a multi-tenant server (Mimir, Cortex), the tenant with --prometheus-header 'X-Scope-OrgID: TENANT'")
 	return b.String()
 }
 
