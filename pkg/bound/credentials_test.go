@@ -179,3 +179,35 @@ func TestCredentials_Token_pipe(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseHeader: whatever the argument, ParseHeader does not panic, its
+// error never quotes what follows the first colon (a credential), and a
+// header it takes prints without its value.
+func FuzzParseHeader(f *testing.F) {
+	for _, seed := range []string{"X-Scope-OrgID: tenant-1", "Authorization: Bearer abc", "no colon", ": value", "Bad Name: v", "X: a\r\nb", "Host: x", "X-Ü: v", "X:\x00"} {
+		f.Add(seed)
+	}
+	// What an error may say whatever the value: its fixed words.
+	var fixed strings.Builder
+	for _, arg := range []string{"no colon", "Bad Name: z", "X: a\nb", "Host: z"} {
+		_, err := bound.ParseHeader(arg)
+		fixed.WriteString(err.Error())
+	}
+	f.Fuzz(func(t *testing.T, arg string) {
+		h, err := bound.ParseHeader(arg)
+		name, value, _ := strings.Cut(arg, ":")
+		value = strings.TrimSpace(value)
+		if err != nil {
+			if len(value) >= 4 && strings.Contains(err.Error(), value) && !strings.Contains(name, value) && !strings.Contains(fixed.String(), value) {
+				t.Fatalf("the error %q quotes the value %q", err, value)
+			}
+			return
+		}
+		if h.Value.Value() != value {
+			t.Fatalf("ParseHeader(%q) value %q, want %q", arg, h.Value.Value(), value)
+		}
+		if s := fmt.Sprint(h); len(value) >= 4 && strings.Contains(s, value) && !strings.Contains(h.Name, value) {
+			t.Fatalf("the header prints its value: %s", s)
+		}
+	})
+}
