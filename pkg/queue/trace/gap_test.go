@@ -3,6 +3,8 @@ package trace_test
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -213,5 +215,77 @@ func TestRead_AtPastTheClock(t *testing.T) {
 	}
 	if _, err := trace.Read(strings.NewReader(fmt.Sprintf("{\"schedqTrace\": 1}\n{\"at\":%d,\"op\":\"pop\"}\n", trace.MaxAtMillis))); err != nil {
 		t.Errorf("the largest at is refused: %v", err)
+	}
+}
+
+// longGapOptions is a mix of gated pods (half the adds) and gaps of up to
+// four hours, mostly not whole flush periods, with operations of every kind
+// between them: ungates, failures of pods in flight across a gap, pod groups.
+func longGapOptions(seed int64, groups bool) tracegen.Options {
+	return tracegen.Options{Ops: 150, PopFromBackoffQ: seed%2 == 0, Gated: 0.5, PodGroups: groups,
+		Version: queue.V1_37, Time: &tracegen.Time{Small: 40, Medium: 20, Large: 10, Leftover: 10, Long: 10}}
+}
+
+// TestReplay_LongGapsAsStepped: traces whose gaps hold many leftover flushes
+// of gated pods and pod groups print the same whether a replay counts the
+// flushes' periodic re-checks at once or steps through every instant, on
+// every version (pod groups on v1.37 only).
+func TestReplay_LongGapsAsStepped(t *testing.T) {
+	for seed := int64(1); seed <= 24; seed++ {
+		groups := seed%3 == 0
+		tr := tracegen.Generate(seed, longGapOptions(seed, groups))
+		versions := queue.Versions
+		if groups {
+			versions = []queue.Version{queue.V1_37}
+		}
+		for _, v := range versions {
+			if d := stepsAlike(tr, v); d != "" {
+				t.Errorf("seed %d (pod groups %t), %s: counting re-checks at once %s", seed, groups, v, d)
+			}
+		}
+	}
+}
+
+// TestReplay_GapExamples replays the hand-written traces of gated pods and
+// pod groups over long gaps (testdata/upstream-v1.37/gaps; the perf
+// module's TestUpstream_GapExamples checks the recordings) on the v1.37
+// model, counting re-checks at once and stepping through every flush: both
+// must print what upstream v1.37.2's queue printed.
+func TestReplay_GapExamples(t *testing.T) {
+	traces, _ := filepath.Glob("testdata/upstream-v1.37/gaps/*.trace.jsonl")
+	if len(traces) < 7 {
+		t.Fatalf("%d gap example traces, want 7 or more", len(traces))
+	}
+	for _, path := range traces {
+		name := strings.TrimSuffix(filepath.Base(path), ".trace.jsonl")
+		t.Run(name, func(t *testing.T) {
+			want, err := os.ReadFile(strings.TrimSuffix(path, ".trace.jsonl") + ".out.jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := readFile(t, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantUpstream(t, want, tr)
+		})
+	}
+}
+
+// wantUpstream checks that tr prints upstream's output want on the v1.37
+// model, replayed both ways (replayBothWays).
+func wantUpstream(t *testing.T, want []byte, tr *trace.Trace) {
+	t.Helper()
+	jumped, stepped, jumpedErr, steppedErr := replayBothWays(tr, queue.V1_37)
+	for _, r := range []struct {
+		how string
+		out []byte
+		err error
+	}{{"", jumped, jumpedErr}, {"stepping through every flush, ", stepped, steppedErr}} {
+		if r.err != nil {
+			t.Errorf("%sthe replay fails: %v", r.how, r.err)
+		} else if d := trace.Compare(want, r.out); d != "" {
+			t.Errorf("%sthe output differs from upstream's: %s", r.how, d)
+		}
 	}
 }
