@@ -3,6 +3,7 @@ package trace_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -241,6 +242,36 @@ func TestReplay_LongGapsAsStepped(t *testing.T) {
 		for _, v := range versions {
 			if d := stepsAlike(tr, v); d != "" {
 				t.Errorf("seed %d (pod groups %t), %s: counting re-checks at once %s", seed, groups, v, d)
+			}
+		}
+	}
+}
+
+// TestReplay_JumpToLastInstant: random traces of every version, with gated
+// pods, pod groups (v1.37) and pods in flight, then a jump to the clock's
+// last instant, replay in well under a second of CPU each: no periodic path
+// costs time in proportion to a gap.
+func TestReplay_JumpToLastInstant(t *testing.T) {
+	for seed := int64(1); seed <= 12; seed++ {
+		for _, v := range queue.Versions {
+			groups := v >= queue.V1_37 && seed%2 == 0
+			o := longGapOptions(seed, groups)
+			o.Version = v
+			gen := tracegen.Generate(seed, o)
+			tr := trace.New(gen.Config, append(gen.Ops(), trace.Op{Kind: trace.OpSnapshot, At: trace.MaxAtMillis}))
+			cfg := tr.Config
+			cfg.Version = v
+			began := testsupport.CPUTime()
+			start := time.Now()
+			if err := trace.Replay(tr, trace.NewModel(cfg, tr.Plugins()), io.Discard); err != nil {
+				t.Fatalf("seed %d, %s: %v", seed, v, err)
+			}
+			took := testsupport.CPUTime() - began
+			if began == 0 {
+				took = time.Since(start) // CPU time is not measured here
+			}
+			if took > time.Second {
+				t.Errorf("seed %d (pod groups %t), %s: the replay took %s of CPU", seed, groups, v, took)
 			}
 		}
 	}
