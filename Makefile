@@ -170,8 +170,8 @@ verify-gates: ## fail when pkg/workload/zz_generated.gates.go is not what update
 	@tmp=$$(mktemp) && trap 'rm -f $$tmp' EXIT && cd perf && $(GO) run ./hack/gatesgen -o $$tmp && \
 	  diff -u ../pkg/workload/zz_generated.gates.go $$tmp >/dev/null || { echo "verify-gates: pkg/workload/zz_generated.gates.go is stale: run make update-gates"; exit 1; }
 
-difftest: upstreamqueue upstream-versions ## thousands of random traces per version and gate setting (pod groups too: TestDifferential_PodGroups; older versions: TestDifferential_Versions) and the 1,000,000-op trace, model vs upstream PriorityQueue
-	cd perf && SCHEDQ_DIFF_TRACES=5000 SCHEDQ_DIFF_LARGE=1 SCHEDQ_UPSTREAM_REPLAY_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 90m -run 'TestDifferential' -v ./difftest/
+difftest: upstreamqueue upstream-versions ## thousands of random traces per version and gate setting (pod groups too: TestDifferential_PodGroups; long gaps of gated pods: TestDifferential_LongGaps; older versions: TestDifferential_Versions) and the 1,000,000-op trace, model vs upstream PriorityQueue
+	cd perf && SCHEDQ_DIFF_TRACES=5000 SCHEDQ_DIFF_LONG_GAP_TRACES=300 SCHEDQ_DIFF_LARGE=1 SCHEDQ_UPSTREAM_REPLAY_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 90m -run 'TestDifferential' -v ./difftest/
 
 bench: upstreamqueue upstream-versions ## benchmarks of the model (and the model vs upstream in perf/, in process and as commands; the older versions' model vs their queues, in process and as commands)
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -10,7 +10,9 @@ import (
 )
 
 // cpuTime is the process's user and system CPU time so far: on a busy
-// machine it measures work where wall time also measures waiting.
+// machine it measures work where wall time also measures waiting. It is
+// internal/testsupport.CPUTime, which the modules generated for older
+// versions (upstreamgen -older) copy this file into cannot import.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {

@@ -148,9 +148,32 @@ var podGroupErrors = map[string]string{
 // example still shows its rule. SCHEDQ_RECORD=1 records the outputs anew
 // (into both copies of the examples).
 func TestUpstream_PodGroupExamples(t *testing.T) {
-	paths, _ := filepath.Glob(podGroupExamples + "*.trace.jsonl")
+	recordedExamples(t, exampleSet{dir: podGroupExamples, modelDir: modelPodGroupExamples,
+		fragments: podGroupFragments, errs: podGroupErrors, groups: true})
+}
+
+// exampleSet is a directory of hand-written traces (NAME.trace.jsonl) with
+// upstream's output (NAME.out.jsonl), of which the root module's tests read
+// a copy.
+type exampleSet struct {
+	dir, modelDir string
+	// fragments: what each example's output must keep showing, so that a
+	// re-recording that loses the rule it is named for fails.
+	fragments map[string][]string
+	// errs: the examples where upstream logs an error, and the error.
+	errs map[string]string
+	// groups: every example turns GenericWorkload on.
+	groups bool
+}
+
+// recordedExamples checks each example of s against the upstream driver,
+// records them anew with SCHEDQ_RECORD=1 (into s.dir and s.modelDir), and
+// checks that the two copies agree and that each output keeps showing its
+// fragments.
+func recordedExamples(t *testing.T, s exampleSet) {
+	paths, _ := filepath.Glob(s.dir + "*.trace.jsonl")
 	if len(paths) == 0 {
-		t.Fatal("no pod-group example traces")
+		t.Fatalf("no example traces in %s", s.dir)
 	}
 	seen := map[string]bool{}
 	for _, path := range paths {
@@ -158,14 +181,14 @@ func TestUpstream_PodGroupExamples(t *testing.T) {
 		seen[name] = true
 		t.Run(name, func(t *testing.T) {
 			tr := readTrace(t, path)
-			if !tr.Config.GenericWorkload {
+			if s.groups && !tr.Config.GenericWorkload {
 				t.Fatal("a pod-group example without genericWorkload")
 			}
 			got, errs, err := replayUpstream(tr)
 			if err != nil {
 				t.Fatalf("replay: %v", err)
 			}
-			if want := podGroupErrors[name]; want != "" {
+			if want := s.errs[name]; want != "" {
 				if len(errs) != 1 || errs[0] != want {
 					t.Errorf("upstream logged %q, want %q", errs, want)
 				}
@@ -174,7 +197,7 @@ func TestUpstream_PodGroupExamples(t *testing.T) {
 			}
 			out := strings.TrimSuffix(path, ".trace.jsonl") + ".out.jsonl"
 			if os.Getenv("SCHEDQ_RECORD") == "1" {
-				for _, p := range []string{out, modelPodGroupExamples + filepath.Base(out)} {
+				for _, p := range []string{out, s.modelDir + filepath.Base(out)} {
 					if err := os.WriteFile(p, got, 0o644); err != nil {
 						t.Fatal(err)
 					}
@@ -190,14 +213,14 @@ func TestUpstream_PodGroupExamples(t *testing.T) {
 			// The model's test reads the other copy: the two must not drift.
 			for _, f := range []string{path, out} {
 				mine, _ := os.ReadFile(f)
-				theirs, err := os.ReadFile(modelPodGroupExamples + filepath.Base(f))
+				theirs, err := os.ReadFile(s.modelDir + filepath.Base(f))
 				if err != nil || !bytes.Equal(mine, theirs) {
-					t.Errorf("%s differs from %s%s (%v): record with SCHEDQ_RECORD=1 and copy the traces", f, modelPodGroupExamples, filepath.Base(f), err)
+					t.Errorf("%s differs from %s%s (%v): record with SCHEDQ_RECORD=1 and copy the traces", f, s.modelDir, filepath.Base(f), err)
 				}
 			}
-			frags, ok := podGroupFragments[name]
+			frags, ok := s.fragments[name]
 			if !ok {
-				t.Fatalf("example %s has no entry in podGroupFragments", name)
+				t.Fatalf("example %s has no fragments", name)
 			}
 			for _, f := range frags {
 				if !strings.Contains(string(got), f) {
@@ -206,7 +229,7 @@ func TestUpstream_PodGroupExamples(t *testing.T) {
 			}
 		})
 	}
-	for name := range podGroupFragments {
+	for name := range s.fragments {
 		if !seen[name] {
 			t.Errorf("example %s has no trace", name)
 		}

@@ -64,20 +64,7 @@ func TestDifferential_Versions(t *testing.T) {
 			}
 			var rec io.Writer
 			if record != "" {
-				f, err := os.Create(filepath.Join(record, kubeVersion+".jsonl.gz"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				zw := gzip.NewWriter(f)
-				defer func() {
-					if err := zw.Close(); err != nil {
-						t.Error(err)
-					}
-					if err := f.Close(); err != nil {
-						t.Error(err)
-					}
-				}()
-				rec = zw
+				rec = createRecording(t, filepath.Join(record, kubeVersion+".jsonl.gz"))
 			}
 			same, failed := 0, 0
 			outs := map[key][sha256.Size]byte{}
@@ -225,4 +212,23 @@ func writeTraceText(t testing.TB, prefix, text string) string {
 		t.Fatal(err)
 	}
 	return f.Name()
+}
+
+// createRecording creates a gzip-compressed recording at path, closed when
+// t ends.
+func createRecording(t *testing.T, path string) io.Writer {
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	t.Cleanup(func() {
+		if err := zw.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return zw
 }

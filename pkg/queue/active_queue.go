@@ -69,7 +69,7 @@ func (aq *activeQueue) add(p *QueuedPodInfo, event string) {
 		incoming(aq.metrics, p, LabelActive, event)
 		return
 	}
-	aq.metrics.Incoming(LabelActive, event)
+	aq.metrics.Incoming(LabelActive, event, 1)
 }
 
 func (aq *activeQueue) update(id int32, newPod *Pod) *QueuedPodInfo {

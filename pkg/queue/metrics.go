@@ -60,8 +60,9 @@ type MetricRecorder interface {
 type Metrics interface {
 	// Pending returns the gauge of scheduler_pending_pods{queue}.
 	Pending(queue string) MetricRecorder
-	// Incoming increments scheduler_queue_incoming_pods_total{queue, event}.
-	Incoming(queue, event string)
+	// Incoming adds n to scheduler_queue_incoming_pods_total{queue, event}:
+	// the pods of the entities that arrived (upstream adds an entity's size).
+	Incoming(queue, event string, n int)
 }
 
 type noopGauge struct{}
@@ -73,7 +74,7 @@ func (noopGauge) Clear() {}
 type noopMetrics struct{}
 
 func (noopMetrics) Pending(string) MetricRecorder { return noopGauge{} }
-func (noopMetrics) Incoming(string, string)       {}
+func (noopMetrics) Incoming(string, string, int)  {}
 
 // Gauge is an in-memory gauge.
 type Gauge struct{ Value int }
@@ -126,14 +127,14 @@ func (r *Recorder) Pending(queue string) MetricRecorder {
 }
 
 // Incoming implements Metrics.
-func (r *Recorder) Incoming(queue, event string) {
+func (r *Recorder) Incoming(queue, event string, n int) {
 	for i, q := range incomingQueues {
 		if q == queue {
-			r.incomingCounts(event)[i]++
+			r.incomingCounts(event)[i] += n
 			return
 		}
 	}
-	r.other[[2]string{queue, event}]++
+	r.other[[2]string{queue, event}] += n
 }
 
 func (r *Recorder) incomingCounts(event string) *[len(incomingQueues)]int {

@@ -95,9 +95,7 @@ func weigh(pi *QueuedPodInfo) int { return pi.Size() }
 // incoming counts an entity's arrival in queue as upstream does: once per
 // pod it holds (recordIncomingEntitiesMetrics).
 func incoming(m Metrics, pi *QueuedPodInfo, queue, event string) {
-	for n := pi.Size(); n > 0; n-- {
-		m.Incoming(queue, event)
-	}
+	m.Incoming(queue, event, pi.Size())
 }
 
 // memberOrder is PodGroupMemberPodsOrderingFunc: priority (descending),

@@ -721,8 +721,11 @@ func (p *PriorityQueue) movePodsToActiveOrBackoffQueue(pods []*QueuedPodInfo, e 
 		if hint == queueSkip {
 			continue
 		}
+		i := p.unschedulablePods.index(pInfo.id)
 		p.unschedulablePods.delete(pInfo.id, pInfo.Gated())
-		p.requeuePodWithQueueingStrategy(pInfo, hint, label)
+		if p.requeuePodWithQueueingStrategy(pInfo, hint, label) == unschedulableQName {
+			p.unschedulablePods.keepPlace(pInfo.id, i)
+		}
 	}
 	p.moveRequestCycle = p.activeQ.schedCycle
 	p.activeQ.addEventIfAnyInFlight(oldObj, newObj, e)

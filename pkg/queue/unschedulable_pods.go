@@ -5,7 +5,10 @@ import "github.com/kubectl-schedq/kubectl-schedq/pkg/queue/internal/heap"
 // unschedulablePods holds pods that wait for a cluster event (or the leftover
 // flush), and gated pods. Upstream keeps a map and walks it in Go's random
 // order; this one walks in a deterministic order (a slice with swap-remove),
-// which only matters for pods that tie in every ordering.
+// which only matters for pods that tie in every ordering. A pod that a move
+// puts straight back keeps its place (keepPlace), so that the leftover
+// flush's re-checks of gated pods leave the order as it was, whether they
+// are run one by one or counted at once (RecheckSettledGated).
 type unschedulablePods struct {
 	// pos holds the pods' indices in pods, under tagUnschedulablePods.
 	pos  *heap.Positions
@@ -80,6 +83,19 @@ func (u *unschedulablePods) delete(id int32, gated bool) {
 	u.pods[last] = nil
 	u.pods = u.pods[:last]
 	u.pos.Clear(id)
+}
+
+// keepPlace puts the pod with this ID, which delete took from index i and
+// addOrUpdate appended since, back at i: the order is then what it was
+// before both. A pod not at the end is left where it is.
+func (u *unschedulablePods) keepPlace(id int32, i int) {
+	last := len(u.pods) - 1
+	if i < 0 || i >= last || u.index(id) != last {
+		return
+	}
+	u.pods[i], u.pods[last] = u.pods[last], u.pods[i]
+	u.pos.Set(u.pods[i].id, tagUnschedulablePods, i)
+	u.pos.Set(u.pods[last].id, tagUnschedulablePods, last)
 }
 
 func (u *unschedulablePods) get(id int32) *QueuedPodInfo {

@@ -572,20 +572,33 @@ func (m *Model) SnapshotList(pods []NamedPodState) (Snapshot, []NamedPodState) {
 	return s, pods
 }
 
-// nextFlushChange implements flushPlanner: the first whole second after the
-// earliest backoff expiry, or the first leftover instant (a multiple of 30 s)
-// after the instant up to which the leftover flush is idle, whichever comes
-// first, and not before the first flush instant after from.
-func (m *Model) nextFlushChange(from int64) int64 {
+// skipIdleFlushes implements flushPlanner. The next change is the first
+// whole second after the earliest backoff expiry, or the first leftover
+// instant (a multiple of 30 s) after the instant up to which the leftover
+// flush is idle, whichever comes first, and not before the first flush
+// instant after from; the leftover instants before it are those at which
+// the flush only re-checks settled gated entities (v1.37), which the queue
+// counts at once.
+func (m *Model) skipIdleFlushes(since, from, to int64) int64 {
+	sinceT := atTime(since)
 	next := int64(math.MaxInt64)
 	if e, ok := m.Queue.EarliestBackoffExpiry(); ok {
 		next = firstInstantAfter(e, BackoffFlushPeriodMillis)
 	}
-	if u, ok := m.Queue.LeftoverFlushIdleUntil(); ok {
+	if u, ok := m.Queue.LeftoverFlushIdleUntil(sinceT); ok {
 		next = min(next, firstInstantAfter(u, LeftoverFlushPeriodMillis))
 	}
-	return max(next, (floorDiv(from, BackoffFlushPeriodMillis)+1)*BackoffFlushPeriodMillis)
+	next = max(next, (floorDiv(from, BackoffFlushPeriodMillis)+1)*BackoffFlushPeriodMillis)
+	first := (floorDiv(from, LeftoverFlushPeriodMillis) + 1) * LeftoverFlushPeriodMillis
+	last := floorDiv(min(next-1, to), LeftoverFlushPeriodMillis) * LeftoverFlushPeriodMillis
+	if first <= last {
+		m.Queue.RecheckSettledGated(sinceT, atTime(first), atTime(last), LeftoverFlushPeriodMillis*time.Millisecond)
+	}
+	return next
 }
+
+// atTime is the queue clock's reading at trace time ms.
+func atTime(ms int64) time.Time { return Epoch.Add(time.Duration(ms) * time.Millisecond) }
 
 // firstInstantAfter returns the first multiple of period milliseconds since
 // Epoch that is after t (an instant that many milliseconds after Epoch is

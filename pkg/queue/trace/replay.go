@@ -120,13 +120,17 @@ type Quiescer interface {
 var planFlushes = true
 
 // flushPlanner is implemented by drivers that can tell the next instant at
-// which a periodic flush may change the queue, so that the idle instants of
-// a long gap between operations cost nothing.
+// which a periodic flush may change the queue, and apply at once what the
+// flushes before it do, so that a long gap between operations costs no more
+// than its changes.
 type flushPlanner interface {
-	// nextFlushChange returns the first flush instant after from at which
+	// skipIdleFlushes returns the first flush instant after from at which
 	// FlushBackoffQCompleted or FlushUnschedulablePodsLeftover may change
-	// the queue (math.MaxInt64 if none can before the next operation).
-	nextFlushChange(from int64) int64
+	// the queue (math.MaxInt64 if none can before the next operation),
+	// having applied what the flushes of the instants in (from, to] before
+	// it do, which is at most periodic re-checks of gated pods (v1.37).
+	// since is the last operation's instant, at or before from.
+	skipIdleFlushes(since, from, to int64) int64
 }
 
 // Snapshot is the queue's state in the output format.
@@ -734,7 +738,8 @@ func runPeriodicUnless(d Driver, q Quiescer, p flushPlanner, from, to int64, sto
 	at := (from/BackoffFlushPeriodMillis + 1) * BackoffFlushPeriodMillis
 	// A gap can hold years of flush instants: where more than a leftover
 	// period of them remain, jump to the next one that may change the
-	// queue. Asking walks unschedulablePods, so after an answer of "this
+	// queue, the periodic re-checks of gated pods before it counted at
+	// once. Asking walks unschedulablePods, so after an answer of "this
 	// one" the next question waits a leftover period.
 	ask := at
 	for at <= to {
@@ -742,7 +747,7 @@ func runPeriodicUnless(d Driver, q Quiescer, p flushPlanner, from, to int64, sto
 			return
 		}
 		if p != nil && at >= ask && to-at >= LeftoverFlushPeriodMillis {
-			next := p.nextFlushChange(at - 1)
+			next := p.skipIdleFlushes(from, at-1, to)
 			if next > to {
 				return
 			}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,16 +21,22 @@ func replayFile(t *testing.T, path string) ([]byte, error) {
 	return replayFileAt(t, path, 0)
 }
 
-// replayFileAt replays a trace file on the model of version v (zero: the
-// default).
-func replayFileAt(t *testing.T, path string, v queue.Version) ([]byte, error) {
+// readFile reads a trace file.
+func readFile(t *testing.T, path string) (*trace.Trace, error) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	tr, err := trace.Read(f)
+	return trace.Read(f)
+}
+
+// replayFileAt replays a trace file on the model of version v (zero: the
+// default).
+func replayFileAt(t *testing.T, path string, v queue.Version) ([]byte, error) {
+	t.Helper()
+	tr, err := readFile(t, path)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +200,40 @@ func TestReplay_PodNames(t *testing.T) {
 	}
 }
 
+// recorded is one trace of testdata/upstream-random with what a real
+// upstream queue printed for it.
+type recorded struct {
+	Seed            int64  `json:"seed"`
+	PopFromBackoffQ bool   `json:"popFromBackoffQ"`
+	Trace           string `json:"trace"`
+	Out             string `json:"out"`
+}
+
+// readRecorded reads a recording of testdata/upstream-random.
+func readRecorded(t *testing.T, path string) []recorded {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []recorded
+	dec := json.NewDecoder(zr)
+	for {
+		var rec recorded
+		if err := dec.Decode(&rec); err == io.EOF {
+			return out
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, rec)
+	}
+}
+
 // TestReplay_RecordedRandom replays the random traces recorded from each
 // older version's real PriorityQueue (testdata/upstream-random, see its
 // README.md) on the model of that version, and checks that the v1.37 model
@@ -204,29 +245,8 @@ func TestReplay_RecordedRandom(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := os.Open("testdata/upstream-random/" + kubeVersion + ".jsonl.gz")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			zr, err := gzip.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dec := json.NewDecoder(zr)
 			n, differ37 := 0, 0
-			for {
-				var rec struct {
-					Seed            int64  `json:"seed"`
-					PopFromBackoffQ bool   `json:"popFromBackoffQ"`
-					Trace           string `json:"trace"`
-					Out             string `json:"out"`
-				}
-				if err := dec.Decode(&rec); err == io.EOF {
-					break
-				} else if err != nil {
-					t.Fatal(err)
-				}
+			for _, rec := range readRecorded(t, "testdata/upstream-random/"+kubeVersion+".jsonl.gz") {
 				n++
 				tr, err := trace.Read(strings.NewReader(rec.Trace))
 				if err != nil {
@@ -258,5 +278,33 @@ func TestReplay_RecordedRandom(t *testing.T) {
 			}
 			t.Logf("%d traces identical on the %s model; v1.37's differs on %d", n, v, differ37)
 		})
+	}
+}
+
+// TestReplay_RecordedLongGaps replays the random traces of gated pods and
+// pod groups over long gaps recorded from upstream v1.37.2's queue
+// (testdata/upstream-random/v1.37.2-long-gaps.jsonl.gz, see its README.md)
+// on the v1.37 model, which counts each gap's re-checks at once, and again
+// stepping through every flush: both must print upstream's output.
+func TestReplay_RecordedLongGaps(t *testing.T) {
+	recs := readRecorded(t, "testdata/upstream-random/v1.37.2-long-gaps.jsonl.gz")
+	if len(recs) != 200 {
+		t.Errorf("%d recorded traces, want 200", len(recs))
+	}
+	groups := 0
+	for _, rec := range recs {
+		tr, err := trace.Read(strings.NewReader(rec.Trace))
+		if err != nil {
+			t.Fatalf("seed %d: %v", rec.Seed, err)
+		}
+		if tr.Config.GenericWorkload {
+			groups++
+		}
+		t.Run(fmt.Sprintf("seed=%d/popFromBackoffQ=%t/podGroups=%t", rec.Seed, rec.PopFromBackoffQ, tr.Config.GenericWorkload), func(t *testing.T) {
+			wantUpstream(t, []byte(rec.Out), tr)
+		})
+	}
+	if groups == 0 || groups == len(recs) {
+		t.Errorf("%d of %d traces queue pod groups; want some of both", groups, len(recs))
 	}
 }

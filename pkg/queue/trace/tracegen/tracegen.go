@@ -46,12 +46,18 @@ var DefaultWeights = Weights{Add: 16, Pop: 24, Fail: 16, Done: 6, Event: 12, Act
 
 // Time is how far the clock moves before an operation, as a mix of steps:
 // with probability Small/total a step in [0, 300) ms, Medium in [0.3, 5) s,
-// Large in [5, 40) s, and Leftover a gap just above the leftover timeout
+// Large in [5, 40) s, Leftover a gap just above the leftover timeout
 // (podMaxInUnschedulablePodsSeconds, at most an hour), so that the 5-minute
-// flush fires.
+// flush fires, and Long a gap of up to LongMillis (default 4 h), in which
+// the leftover flush re-checks gated pods many times over.
 type Time struct {
-	Small, Medium, Large, Leftover int
+	Small, Medium, Large, Leftover, Long int
+	LongMillis                           int64
 }
+
+// DefaultLongMillis is the longest Long step when Time gives none: a replay
+// through upstream's queue runs the backoff flush at every second of it.
+const DefaultLongMillis = 4 * 3600 * 1000
 
 // DefaultTime is the step mix of short random traces.
 var DefaultTime = Time{Small: 70, Medium: 20, Large: 8, Leftover: 2}
@@ -226,7 +232,7 @@ func (g *generator) pluginPool() []string {
 // advance moves the clock before an op; adds and fails always move it, so
 // that each has its own instant.
 func (g *generator) advance(kind trace.OpKind) {
-	total := g.tm.Small + g.tm.Medium + g.tm.Large + g.tm.Leftover
+	total := g.tm.Small + g.tm.Medium + g.tm.Large + g.tm.Leftover + g.tm.Long
 	var dt int64
 	if total > 0 {
 		switch x := g.r.Intn(total); {
@@ -236,9 +242,16 @@ func (g *generator) advance(kind trace.OpKind) {
 			dt = 300 + g.r.Int63n(4700)
 		case x < g.tm.Small+g.tm.Medium+g.tm.Large:
 			dt = 5000 + g.r.Int63n(35000)
-		default:
+		case x < g.tm.Small+g.tm.Medium+g.tm.Large+g.tm.Leftover:
 			// Capped at an hour: the periodic work runs every second of a gap.
 			dt = min(g.cfg.PodMaxInUnschedulablePodsSeconds, 3600)*1000 + g.r.Int63n(40000)
+		default:
+			long := g.tm.LongMillis
+			if long <= 0 {
+				long = DefaultLongMillis
+			}
+			// Any length, mostly not a whole number of flush periods.
+			dt = 1 + g.r.Int63n(long)
 		}
 	}
 	// attempted sets its group's timestamp, as a fail sets its pod's.
