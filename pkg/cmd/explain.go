@@ -375,9 +375,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	for _, w := range warnings {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
-	}
+	printWarnings(o.ErrOut, warnings)
 	if err := o.print(list); err != nil {
 		return err
 	}

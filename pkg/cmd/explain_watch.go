@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/quote"
 )
 
 // watch explains again at every --interval until ctx ends or the process
@@ -39,13 +40,13 @@ func (o *ExplainOptions) watch(ctx context.Context) error {
 		}
 		if err != nil {
 			// Say what went wrong and keep going: the next round may work.
-			fmt.Fprintf(o.ErrOut, "error: %v (retrying in %s)\n", err, o.Interval)
+			fmt.Fprintf(o.ErrOut, "error: %s (retrying in %s)\n", quote.Text(err.Error()), o.Interval)
 			continuity.Observe(nil, err)
 			continue
 		}
 		if !o.NoMetrics {
 			if notice := continuity.Observe(g.Snapshot, g.MetricsErr); notice != "" {
-				fmt.Fprintf(o.ErrOut, "watch: %s\n", notice)
+				fmt.Fprintf(o.ErrOut, "watch: %s\n", quote.Line(notice))
 			}
 		}
 		list := explain.NewExplanationList(explain.Infer(g.Input), g.Warnings, g.NotFound, g.Input.Now)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/quote"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/status"
 )
 
@@ -260,7 +261,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 			st = failed
 		} else {
 			if notice := continuity.Observe(st.Snapshot(), nil); notice != "" {
-				fmt.Fprintf(o.ErrOut, "watch: %s\n", notice)
+				fmt.Fprintf(o.ErrOut, "watch: %s\n", quote.Line(notice))
 			}
 			last = st
 		}
@@ -373,9 +374,7 @@ func (o *StatusOptions) scrapeAt(ctx context.Context, h metricscrape.Historian, 
 // in place on a terminal with --watch).
 func (o *StatusOptions) print(st *status.SchedulerStatus, frame int) error {
 	if !o.Watch {
-		for _, w := range st.Warnings {
-			fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
-		}
+		printWarnings(o.ErrOut, st.Warnings)
 	}
 	if o.printObj != nil {
 		return o.printObj(st, o.Out)

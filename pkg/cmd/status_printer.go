@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/quote"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/status"
 )
 
@@ -27,7 +28,7 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bo
 	fmt.Fprintf(w, "SCHEDULER\t%s\n", schedulerLine(st))
 	fmt.Fprintf(w, "SOURCE\t%s\n", sourceLine(st.Source, st.Time.Time.Local().Format("2006-01-02 15:04:05")))
 	if len(st.Scheduler.Profiles) > 0 {
-		fmt.Fprintf(w, "PROFILES\t%s\n", strings.Join(st.Scheduler.Profiles, ", "))
+		fmt.Fprintf(w, "PROFILES\t%s\n", strings.Join(cells(st.Scheduler.Profiles), ", "))
 	}
 	if len(st.FeatureGates) > 0 {
 		gates := make([]string, len(st.FeatureGates))
@@ -51,7 +52,7 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bo
 	if len(st.QueuedEntities) > 0 {
 		ents := make([]string, len(st.QueuedEntities))
 		for i, e := range st.QueuedEntities {
-			ents[i] = fmt.Sprintf("%s %s %d", e.Queue, e.Type, e.Count)
+			ents[i] = fmt.Sprintf("%s %s %d", quote.Cell(e.Queue), quote.Cell(e.Type), e.Count)
 		}
 		fmt.Fprintf(w, "ENTITIES\t%s\n", strings.Join(ents, "  "))
 	}
@@ -73,7 +74,7 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bo
 		if in.PerSecond != nil && *in.PerSecond == 0 && shown >= 5 {
 			continue
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\n", in.Queue, in.Event, rateText(in.PerSecond), in.Total)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\n", quote.Cell(in.Queue), quote.Cell(in.Event), rateText(in.PerSecond), in.Total)
 		shown++
 	}
 	if len(st.Incoming) == 0 {
@@ -90,7 +91,7 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bo
 	w = tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(w, "RESULT\tRATE/S\tTOTAL\n")
 	for _, a := range st.Attempts {
-		fmt.Fprintf(w, "%s\t%s\t%d\n", a.Result, rateText(a.PerSecond), a.Total)
+		fmt.Fprintf(w, "%s\t%s\t%d\n", quote.Cell(a.Result), rateText(a.PerSecond), a.Total)
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -114,16 +115,14 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bo
 		if sig.Severity == status.SeverityWarning {
 			mark = "!"
 		}
-		fmt.Fprintf(out, "%s %s: %s\n", mark, sig.Name, sig.Message)
+		fmt.Fprintf(out, "%s %s: %s\n", mark, sig.Name, quote.Line(sig.Message))
 	}
 	if len(st.Warnings) > 0 && withWarnings {
 		fmt.Fprintln(out)
-		for _, w := range st.Warnings {
-			fmt.Fprintf(out, "warning: %s\n", w)
-		}
+		printWarnings(out, st.Warnings)
 	}
 	if st.Error != "" {
-		fmt.Fprintf(out, "\nerror: %s\n(showing the last good scrape; retrying)\n", st.Error)
+		fmt.Fprintf(out, "\nerror: %s\n(showing the last good scrape; retrying)\n", quote.Text(st.Error))
 	}
 	return nil
 }
@@ -132,20 +131,20 @@ func schedulerLine(st *status.SchedulerStatus) string {
 	s := st.Scheduler
 	v := "kube-scheduler"
 	if s.Version != "" {
-		v += " " + s.Version
+		v += " " + quote.Cell(s.Version)
 	} else {
 		v += " (version not reported)"
 	}
 	var extra []string
 	if s.GoVersion != "" {
-		extra = append(extra, s.GoVersion)
+		extra = append(extra, quote.Cell(s.GoVersion))
 	}
 	if s.Platform != "" {
-		extra = append(extra, s.Platform)
+		extra = append(extra, quote.Cell(s.Platform))
 	}
 	switch {
 	case s.ModelNote != "":
-		extra = append(extra, "queue model "+s.Model+": "+s.ModelNote)
+		extra = append(extra, "queue model "+s.Model+": "+quote.Line(s.ModelNote))
 	case s.Model != "":
 		extra = append(extra, "queue model "+s.Model)
 	}
@@ -163,6 +162,7 @@ func schedulerLine(st *status.SchedulerStatus) string {
 }
 
 func sourceLine(o metricscrape.Origin, at string) string {
+	o.Address, o.Node, o.Target = quote.Cell(o.Address), quote.Cell(o.Node), quote.Cell(o.Target)
 	var s string
 	switch o.Kind {
 	case metricscrape.OriginPortForward:
@@ -197,9 +197,9 @@ func gateText(g status.FeatureGateStatus) string {
 		state = "on"
 	}
 	if g.Stage != "" {
-		return fmt.Sprintf("%s=%s (%s)", g.Name, state, g.Stage)
+		return fmt.Sprintf("%s=%s (%s)", quote.Cell(g.Name), state, quote.Cell(g.Stage))
 	}
-	return fmt.Sprintf("%s=%s", g.Name, state)
+	return fmt.Sprintf("%s=%s", quote.Cell(g.Name), state)
 }
 
 func rateText(r *float64) string {
@@ -207,6 +207,23 @@ func rateText(r *float64) string {
 		return "-"
 	}
 	return status.FormatRate(*r)
+}
+
+// printWarnings writes each warning on a line of its own, quoted: they
+// name series, files and servers' answers.
+func printWarnings(w io.Writer, warnings []string) {
+	for _, warning := range warnings {
+		fmt.Fprintf(w, "warning: %s\n", quote.Line(warning))
+	}
+}
+
+// cells quotes each of values as a cell.
+func cells(values []string) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = quote.Cell(v)
+	}
+	return out
 }
 
 // isTerminal reports whether f is a terminal.
