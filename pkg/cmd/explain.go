@@ -151,7 +151,14 @@ It only reads: pods, events, nodes, and the scheduler's metrics (found like
 'kubectl schedq status' finds them). Without the metrics it still answers,
 with lower confidence, and says what is missing. It lists pods, events and
 nodes all at once, pods and nodes in pages of 500 as kubectl does, events in
-pages of 5,000, and keeps of each object only what it reads.`,
+pages of 5,000, and keeps of each object only what it reads.
+
+With --watch it explains again at every --interval: on a terminal it redraws
+the table; in a pipe, or with -o json, it writes one kubectl watch event per
+line, as 'kubectl get -w -o json --output-watch-events' does:
+{"type":"ADDED","object":{…}} for each pod at first and for a new one,
+MODIFIED when a pod's state, queue or attempts change, DELETED when it is gone
+(the types were Changed and Gone before; the object was "pod").`,
 		Example: `  # One pod
   kubectl schedq explain web-7d9f -n shop
 
@@ -194,7 +201,7 @@ pages of 5,000, and keeps of each object only what it reads.`,
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Explain every pending pod in every namespace")
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", o.Selector, "Explain the pods matching this label selector")
 	cmd.Flags().StringVar(&o.FieldSelector, "field-selector", o.FieldSelector, "Explain the pods matching this field selector, as kubectl get pods takes it (e.g. --field-selector status.phase=Pending,spec.nodeName=); the server supports a few fields per type")
-	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, "Explain again at every --interval: redraw the table on a terminal; in a pipe, one JSON object per pod that moved")
+	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, `Explain again at every --interval: redraw the table on a terminal; in a pipe or with -o json, one kubectl watch event per pod that appears, moves or goes: {"type":"ADDED|MODIFIED|DELETED","object":{…}}`)
 	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between rounds with --watch (at least 500ms)")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Print the table (and custom columns) without the header line")
 	cmd.Flags().StringVar(&o.SortBy, "sort-by", o.SortBy, "Sort the pods by this JSONPath into each item, e.g. .attempts, .confidence or .queue")
@@ -343,8 +350,8 @@ func (o *ExplainOptions) Validate() error {
 	case o.PodMaxInUnschedulablePods <= 0:
 		return fmt.Errorf("--pod-max-in-unschedulable-pods=%s: want a positive duration", o.PodMaxInUnschedulablePods)
 	}
-	if o.Watch && (o.printObj != nil || o.names || o.columns != nil) {
-		return errors.New("--watch prints the table on a terminal and one JSON object per change in a pipe: it takes no -o but wide")
+	if o.Watch && (o.printObj != nil && o.output() != "json" || o.names || o.columns != nil) {
+		return errors.New("--watch prints the table on a terminal and kubectl watch events in a pipe: it takes -o wide (the table) or -o json (the events), no other -o")
 	}
 	if err := validateInterval(o.Interval); err != nil {
 		return err

@@ -37,7 +37,8 @@ scheduler_queued_entities{queue="active",type="%[1]s"} 1
 		t.Fatal(err)
 	}
 	snap.Time = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	snap.Origin = metricscrape.Origin{Kind: metricscrape.OriginPrometheus, Address: "http://prometheus:9090", Target: `{instance="` + v + `"}`}
+	snap.Origin = metricscrape.Origin{Kind: metricscrape.OriginPrometheus, Address: "http://prometheus:9090", Target: `{instance="` + v + `"}`,
+		Pod: "kube-system/" + v, Node: v, LeaseHolder: v}
 	st, err := status.NewSchedulerStatus(nil, snap)
 	if err != nil {
 		t.Fatal(err)
@@ -90,12 +91,12 @@ func TestPrinters_quoteOutsideText(t *testing.T) {
 		print func(t *testing.T, w *bytes.Buffer, v string)
 	}{
 		{"status table", func(t *testing.T, w *bytes.Buffer, v string) {
-			if err := printStatusTable(w, hostileStatus(t, v), false); err != nil {
+			if err := printStatusTable(w, hostileStatus(t, v), tableOptions{wide: true}); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"status watch frame", func(t *testing.T, w *bytes.Buffer, v string) {
-			if err := printStatusTable(w, hostileStatus(t, v), true); err != nil {
+			if err := printStatusTable(w, hostileStatus(t, v), tableOptions{warnings: true}); err != nil {
 				t.Fatal(err)
 			}
 		}},

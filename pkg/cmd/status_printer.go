@@ -18,15 +18,24 @@ import (
 // scheduler, its gates, the queues, then the busiest events, attempts and
 // signals.
 func PrintStatusTable(out io.Writer, st *status.SchedulerStatus) error {
-	return printStatusTable(out, st, false)
+	return printStatusTable(out, st, tableOptions{})
 }
 
-// printStatusTable writes the table; withWarnings adds the warnings to it
-// (a --watch frame), where a single status prints them on stderr.
-func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bool) error {
+// tableOptions choose what the status table holds.
+type tableOptions struct {
+	// wide (-o wide) adds the scheduler's commit, pod, node and Lease
+	// holder, and shows every incoming series, quiet ones too.
+	wide bool
+	// warnings adds the warnings to the table (a --watch frame), where a
+	// single status prints them on stderr.
+	warnings bool
+}
+
+// printStatusTable writes the table.
+func printStatusTable(out io.Writer, st *status.SchedulerStatus, opts tableOptions) error {
 	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
-	fmt.Fprintf(w, "SCHEDULER\t%s\n", schedulerLine(st))
-	fmt.Fprintf(w, "SOURCE\t%s\n", sourceLine(st.Source, st.Time.Time.Local().Format("2006-01-02 15:04:05")))
+	fmt.Fprintf(w, "SCHEDULER\t%s\n", schedulerLine(st, opts.wide))
+	fmt.Fprintf(w, "SOURCE\t%s\n", sourceLine(st.Source, st.Time.Time.Local().Format("2006-01-02 15:04:05"), opts.wide))
 	if len(st.Scheduler.Profiles) > 0 {
 		fmt.Fprintf(w, "PROFILES\t%s\n", strings.Join(cells(st.Scheduler.Profiles), ", "))
 	}
@@ -71,7 +80,7 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bo
 	for _, in := range st.Incoming {
 		// Quiet series are noise once there are rates: show every moving
 		// one, and quiet ones only while fewer than five rows are shown.
-		if in.PerSecond != nil && *in.PerSecond == 0 && shown >= 5 {
+		if !opts.wide && in.PerSecond != nil && *in.PerSecond == 0 && shown >= 5 {
 			continue
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%d\n", quote.Cell(in.Queue), quote.Cell(in.Event), rateText(in.PerSecond), in.Total)
@@ -84,7 +93,7 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bo
 		return err
 	}
 	if hidden := len(st.Incoming) - shown; hidden > 0 {
-		fmt.Fprintf(out, "(%d quiet series not shown; -o yaml lists them all)\n", hidden)
+		fmt.Fprintf(out, "(%d quiet series not shown; -o wide lists them all)\n", hidden)
 	}
 
 	fmt.Fprintf(out, "\nATTEMPTS\n")
@@ -117,7 +126,7 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bo
 		}
 		fmt.Fprintf(out, "%s %s: %s\n", mark, sig.Name, quote.Line(sig.Message))
 	}
-	if len(st.Warnings) > 0 && withWarnings {
+	if len(st.Warnings) > 0 && opts.warnings {
 		fmt.Fprintln(out)
 		printWarnings(out, st.Warnings)
 	}
@@ -127,7 +136,7 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bo
 	return nil
 }
 
-func schedulerLine(st *status.SchedulerStatus) string {
+func schedulerLine(st *status.SchedulerStatus, wide bool) string {
 	s := st.Scheduler
 	v := "kube-scheduler"
 	if s.Version != "" {
@@ -141,6 +150,9 @@ func schedulerLine(st *status.SchedulerStatus) string {
 	}
 	if s.Platform != "" {
 		extra = append(extra, quote.Cell(s.Platform))
+	}
+	if wide && s.GitCommit != "" {
+		extra = append(extra, "commit "+quote.Cell(s.GitCommit))
 	}
 	switch {
 	case s.ModelNote != "":
@@ -161,8 +173,9 @@ func schedulerLine(st *status.SchedulerStatus) string {
 	return v
 }
 
-func sourceLine(o metricscrape.Origin, at string) string {
+func sourceLine(o metricscrape.Origin, at string, wide bool) string {
 	o.Address, o.Node, o.Target = quote.Cell(o.Address), quote.Cell(o.Node), quote.Cell(o.Target)
+	o.Pod, o.LeaseHolder = quote.Cell(o.Pod), quote.Cell(o.LeaseHolder)
 	var s string
 	switch o.Kind {
 	case metricscrape.OriginPortForward:
@@ -187,6 +200,17 @@ func sourceLine(o metricscrape.Origin, at string) string {
 		s = "file " + o.Address
 	default:
 		s = o.Address
+	}
+	if wide {
+		if o.Pod != "" && !strings.Contains(o.Address, o.Pod) {
+			s += ", pod " + o.Pod
+		}
+		if o.Node != "" && o.Kind != metricscrape.OriginPortForward {
+			s += ", node " + o.Node
+		}
+		if o.LeaseHolder != "" {
+			s += ", Lease holder " + o.LeaseHolder
+		}
 	}
 	return s + ", at " + at
 }
