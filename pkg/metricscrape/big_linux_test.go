@@ -16,7 +16,7 @@ import (
 // TestFileSource_memory reads an exposition of maxExpositionBytes (about a
 // million series, most of them of families a Snapshot does not read) in a
 // child process and holds its peak memory. Parsed whole, such a text took
-// about 650 MB; as a stream it takes about 70 MB.
+// about 600 MB; as a stream it takes about 60 MB.
 func TestFileSource_memory(t *testing.T) {
 	if path := os.Getenv("SCHEDQ_MEMORY_CHILD"); path != "" {
 		snap, err := (&FileSource{Path: path}).Scrape(context.Background())

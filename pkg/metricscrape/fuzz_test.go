@@ -137,6 +137,7 @@ func FuzzParseText_stream(f *testing.F) {
 	f.Add([]byte("# TYPE h histogram\nh_bucket{le=\"1\"} 1\n{le=\"x\",\"scheduler_pending_pods\"} 2\n"))
 	f.Add([]byte("scheduler_pod_scheduling_attempts_bucket 3\n# TYPE scheduler_pod_scheduling_attempts histogram\nscheduler_pod_scheduling_attempts_bucket{le=\"1\"} 1\nscheduler_pending_pods 1\n"))
 	f.Add([]byte("# TYPE s summary\ns_count 1\n# HELP \"a b\" x\n{\"scheduler_pending_pods\",queue=\"active\"} 4\n"))
+	f.Add([]byte("# TYPE h histogram\nscheduler_pending_pods 1\n{\"h_bucket\",a=\"1\"} 1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := ParseText("fuzz", data)
 		// Read from a file or a pipe, the same.

@@ -447,6 +447,9 @@ func (b *snapshotBuilder) add(smp *model.Sample) error {
 	} else {
 		b.seen[fp] = true
 	}
+	if len(b.seen) > maxSnapshotSeries {
+		return fmt.Errorf("more than %d series of the scheduler's queue metrics (%s, …; a kube-scheduler has a few thousand): this is not one kube-scheduler's metrics", maxSnapshotSeries, describeSample(smp))
+	}
 
 	switch base {
 	case PendingPodsMetric:
@@ -519,6 +522,12 @@ func (b *snapshotBuilder) snapshot(source string) *Snapshot {
 	}
 	return s
 }
+
+// maxSnapshotSeries bounds the series a Snapshot is built from, and so its
+// memory: a kube-scheduler has a few thousand (its feature gates, the SLI
+// histogram's buckets by attempts and profile, events by queue), a
+// Prometheus server's answer for a few of them federated several times that.
+const maxSnapshotSeries = 100_000
 
 // maxCount is the largest count a float64 holds exactly; a count beyond it
 // is not a count.

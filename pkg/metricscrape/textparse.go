@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -17,17 +18,22 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
-// A text exposition is read as a stream, in chunks of lines: prometheus/
-// common's parser checks every line of each chunk, the families a Snapshot
-// reads go into it, and the rest is dropped with the chunk. Memory is then
-// a chunk's parse and the Snapshot, not the parsed form of the whole text
-// (about twenty times the text's size).
+// A text exposition is read as a stream, line by line, and accepted or
+// refused as prometheus/common's parser accepts or refuses the whole text
+// (FuzzParseText_stream holds the two together). Each line is classified
+// (classify) and its family's state kept as the parser keeps it. A line of
+// a family the Snapshot reads, or one this reader cannot vouch for (a rare
+// form, an error), goes to the parser, in chunks; the plain lines of other
+// families, most of a scheduler's /metrics, are checked here (plainLine)
+// and dropped. Memory is then a chunk's parse and the Snapshot, not the
+// parsed form of the whole text (about twenty times the text's size).
 //
 // The parser keeps state from line to line: each family's # TYPE and # HELP,
-// and the family of the line before. So that a chunk parses as it would in
-// the whole text, it is parsed after a few synthetic lines that restore
-// that state (chunkPrefix), and the line numbers of its errors are those
-// of the text.
+// and the family of the line before. So that a chunk parses as its lines
+// would in the whole text, it is parsed after a few synthetic lines that
+// restore that state (chunkPrefix), a chunk ends before a dropped line
+// changes the state of a family it holds, and the line numbers of its
+// errors are those of the text.
 const (
 	// maxLineBytes bounds a line; kube-scheduler's are below 1 KiB.
 	maxLineBytes = 64 << 10
@@ -35,7 +41,7 @@ const (
 	// kube-scheduler has a few hundred.
 	maxFamilies = 1 << 20
 	// chunkBytes is the size of a chunk, beyond which one ends at the next
-	// family that allows it.
+	// family that allows it (only the lines that go to the parser count).
 	chunkBytes = 256 << 10
 	// maxChunkBytes ends a chunk whatever the family: only a histogram
 	// family the Snapshot reads, larger than this, then reads as two.
@@ -46,7 +52,7 @@ const (
 // source names the input in errors.
 func ParseText(source string, data []byte) (*Snapshot, error) {
 	p := newTextStream(source)
-	// The chunks are slices of data: nothing is copied.
+	// Lines are slices of data: no copy through a bufio.Reader.
 	p.data = data
 	if err := p.run(); err != nil {
 		return nil, err
@@ -114,14 +120,18 @@ type textStream struct {
 	// last is the family of the last line that named one: the parser's
 	// current family, which a line of the form {labels,"name"} starts in.
 	last *familyState
+	// lastName and lastSample are the name and family of the last sample
+	// line with a classic name: most lines name the same metric as the one
+	// before, and a name's family never changes once it has one.
+	lastName   []byte
+	lastSample *familyState
 
-	// The chunk being gathered: its lines (in chunk, or data[chunkFrom:
-	// chunkTo]), the line number of the first, the families it touched (in
-	// order) and the family current before it.
+	// The chunk being gathered: its lines and their numbers in the text,
+	// the families it touched (in order) and the family current before it.
+	// lastParsed says the line before went to the parser.
 	chunk      bytes.Buffer
-	chunkFrom  int
-	chunkTo    int
-	chunkFirst int
+	chunkLines []int
+	lastParsed bool
 	chunkSeq   int
 	chunkFams  []*familyState
 	chunkStart *familyState
@@ -179,26 +189,23 @@ func (p *textStream) next() ([]byte, error) {
 	return raw, err
 }
 
-// chunkBytes is the chunk's text.
-func (p *textStream) chunkBytes() []byte {
-	if p.data != nil {
-		return p.data[p.chunkFrom:p.chunkTo]
-	}
-	return p.chunk.Bytes()
-}
-
 // add classifies one line, updates the families' state as the parser will,
 // and adds the line to the chunk.
 func (p *textStream) add(raw []byte) error {
 	if bytes.HasSuffix(raw, []byte("\r\n")) {
 		p.crlf = true
 	}
-	c := classify(raw)
+	var c classified
+	var f *familyState
+	if n := len(p.lastName); n > 0 && len(raw) > n && (raw[n] == '{' || isBlank(raw[n])) && string(raw[:n]) == string(p.lastName) {
+		c, f = classified{kind: lineSample, name: raw[:n]}, p.lastSample
+	} else {
+		c = classify(raw)
+	}
 	if c.kind == lineNameless {
 		return p.fail(&ParseError{Source: p.source, Line: p.line, Text: shorten(raw), Msg: "no metric name in the label set"})
 	}
-	var f *familyState
-	if c.kind >= lineRegister {
+	if c.kind >= lineRegister && f == nil {
 		f = p.resolve(c.name)
 		if f == nil {
 			if len(p.fams) >= maxFamilies {
@@ -209,18 +216,32 @@ func (p *textStream) add(raw []byte) error {
 			p.fams[f.name] = f
 		}
 	}
-	if n := len(p.chunkBytes()); n >= maxChunkBytes || (n >= chunkBytes && !p.keepsTogether(f)) {
+	// The parser sees the lines of the families a Snapshot reads and the
+	// lines this reader cannot vouch for; the rest is checked here.
+	parse := c.kind == lineUnknown || (f != nil && wantedFamilies[f.name]) || !plainLine(raw, c, f)
+	n := p.chunk.Len()
+	switch {
+	case n == 0:
+	case !parse && f != nil && f.chunk == p.chunkSeq && changesState(c, f):
+		// The chunk's lines must see its families as they were.
+		fallthrough
+	case parse && !p.lastParsed && braced(raw):
+		// The line starts in the family of the line before, which the
+		// chunk did not see: a new chunk restores it.
+		fallthrough
+	case parse && (n >= maxChunkBytes || (n >= chunkBytes && !p.keepsTogether(f))):
 		if err := p.flush(); err != nil {
 			return err
 		}
 	}
-	if len(p.chunkBytes()) == 0 {
-		p.chunkFirst, p.chunkFrom, p.chunkTo = p.line, p.at, p.at
+	if parse && p.chunk.Len() == 0 {
 		p.chunkStart = p.last
 		p.touch(p.last)
 	}
 	if f != nil {
-		p.touch(f)
+		if parse {
+			p.touch(f)
+		}
 		p.last = f
 		switch c.kind {
 		case lineHelp:
@@ -237,13 +258,17 @@ func (p *textStream) add(raw []byte) error {
 			if !f.typed {
 				f.typ, f.typed = dto.MetricType_UNTYPED, true
 			}
+			if bytes.HasPrefix(raw, c.name) {
+				p.lastName, p.lastSample = append(p.lastName[:0], c.name...), f
+			}
 		}
 	}
-	if p.data != nil {
-		p.chunkTo += len(raw)
-	} else {
-		p.chunk.Write(raw)
+	p.lastParsed = parse
+	if !parse {
+		return nil
 	}
+	p.chunk.Write(raw)
+	p.chunkLines = append(p.chunkLines, p.line)
 	if c.kind == lineUnknown {
 		// The parser refuses such a line; were it not to, this reader
 		// would not know the line's family, so it refuses it too.
@@ -315,12 +340,12 @@ func trimSuffix(name []byte, suffixes ...string) []byte {
 // flush parses the chunk, after the lines that restore the state it
 // starts in, and hands the Snapshot's families to the builder.
 func (p *textStream) flush() error {
-	chunk := p.chunkBytes()
+	chunk := p.chunk.Bytes()
 	if len(chunk) == 0 {
 		return nil
 	}
 	prefixLines := p.chunkPrefix()
-	fams, err := p.parser.TextToMetricFamilies(io.MultiReader(bytes.NewReader(p.prefix.Bytes()), bytes.NewReader(chunk)))
+	fams, err := p.parse(chunk, prefixLines)
 	if err != nil {
 		return p.chunkError(err, prefixLines)
 	}
@@ -340,10 +365,60 @@ func (p *textStream) flush() error {
 		}
 	}
 	p.chunk.Reset()
-	p.chunkFrom, p.chunkTo = 0, 0
+	p.chunkLines = p.chunkLines[:0]
 	p.chunkFams = p.chunkFams[:0]
 	p.chunkSeq++
 	return nil
+}
+
+// parse runs the parser over the prefix and chunk. prometheus/common's
+// parser panics on a few lines of the {"name",label="v"} form (it writes
+// to a nil map or metric); such a panic becomes a ParseError at the line
+// that causes it.
+func (p *textStream) parse(chunk []byte, prefixLines int) (map[string]*dto.MetricFamily, error) {
+	fams, panicked, err := p.parseSafely(chunk)
+	if !panicked {
+		return fams, err
+	}
+	// The parser reads line by line: the first k lines panic from the
+	// line that does on. lo lines do not, hi lines do.
+	lo, hi := 0, bytes.Count(chunk, []byte("\n"))
+	if !bytes.HasSuffix(chunk, []byte("\n")) {
+		hi++
+	}
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if _, panicked, _ := p.parseSafely(firstLines(chunk, mid)); panicked {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return nil, expfmt.ParseError{Line: prefixLines + hi, Msg: "cannot parse this line"}
+}
+
+func (p *textStream) parseSafely(chunk []byte) (fams map[string]*dto.MetricFamily, panicked bool, err error) {
+	defer func() {
+		if recover() != nil {
+			fams, panicked, err = nil, true, nil
+			p.parser = expfmt.NewTextParser(model.UTF8Validation)
+		}
+	}()
+	fams, err = p.parser.TextToMetricFamilies(io.MultiReader(bytes.NewReader(p.prefix.Bytes()), bytes.NewReader(chunk)))
+	return fams, false, err
+}
+
+// firstLines is the first k lines of data.
+func firstLines(data []byte, k int) []byte {
+	end := 0
+	for i := 0; i < k && end < len(data); i++ {
+		nl := bytes.IndexByte(data[end:], '\n')
+		if nl < 0 {
+			return data
+		}
+		end += nl + 1
+	}
+	return data[:end]
 }
 
 // chunkPrefix writes into p.prefix the lines that give the parser the state
@@ -387,12 +462,12 @@ func (p *textStream) chunkError(err error, prefixLines int) error {
 		return &ParseError{Source: p.source, Msg: err.Error()}
 	}
 	out := &ParseError{Source: p.source, Msg: pe.Msg}
-	if k := pe.Line - prefixLines; k > 0 {
-		out.Line = p.chunkFirst + k - 1
-		out.Text = shorten(nthLine(p.chunkBytes(), k))
+	if k := pe.Line - prefixLines; k > 0 && k <= len(p.chunkLines) {
+		out.Line = p.chunkLines[k-1]
+		out.Text = shorten(nthLine(p.chunk.Bytes(), k))
 	} else {
 		// An error in the restoring lines would be this reader's.
-		out.Msg = fmt.Sprintf("cannot read from line %d on: %s", p.chunkFirst, pe.Msg)
+		out.Msg = fmt.Sprintf("cannot read from line %d on: %s", p.chunkLines[0], pe.Msg)
 	}
 	if p.crlf {
 		out.Msg += "; the exposition has CRLF (Windows) line endings, which the text format does not allow: convert them to LF (dos2unix FILE, or tr -d '\\r')"
@@ -506,6 +581,170 @@ func shorten(line []byte) string {
 	return string(line[:cut]) + "…"
 }
 
+// changesState says line c changes what a chunk restores of f.
+func changesState(c classified, f *familyState) bool {
+	switch c.kind {
+	case lineHelp:
+		return !f.help
+	case lineType, lineSample:
+		return !f.typed
+	}
+	return false
+}
+
+// braced says a sample line starts with '{' ({"name",label="v"}).
+func braced(raw []byte) bool {
+	t := bytes.TrimLeft(raw, " \t")
+	return len(t) > 0 && t[0] == '{'
+}
+
+// plainLine says the parser takes line, classified c, of family f (its
+// state before the line), without error. It knows the plain forms, which
+// are most lines: a comment, and name{label="value",…} value [timestamp]
+// with a classic name, no blanks in the braces and no escapes. Anything
+// else is false: the parser decides.
+func plainLine(line []byte, c classified, f *familyState) bool {
+	switch c.kind {
+	case lineIgnored, lineRegister:
+		return true
+	case lineHelp:
+		return !f.help && helpText(c.rest)
+	case lineType:
+		_, ok := metricType(c.rest)
+		return ok && !f.typed
+	case lineSample:
+		return bytes.HasPrefix(line, c.name) && plainSample(line, len(c.name), f)
+	}
+	return false
+}
+
+// helpText says a # HELP text has only the escapes the parser knows.
+func helpText(s []byte) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			if i+1 >= len(s) || (s[i+1] != '\\' && s[i+1] != 'n' && s[i+1] != '"') {
+				return false
+			}
+			i++
+		}
+	}
+	return true
+}
+
+// plainSample checks a sample line whose classic name is its first n
+// bytes, as the parser does (readingLabels, startLabelName,
+// startLabelValue, readingValue, startTimestamp), for the plain form only.
+func plainSample(line []byte, n int, f *familyState) bool {
+	typ := dto.MetricType_UNTYPED
+	if f.typed {
+		typ = f.typ
+	}
+	hist := typ == dto.MetricType_HISTOGRAM || typ == dto.MetricType_GAUGE_HISTOGRAM
+	i := n
+	for i < len(line) && isBlank(line[i]) {
+		i++
+	}
+	if i < len(line) && line[i] == '{' {
+		var seen [16][]byte // label names, for duplicates
+		labels := 0
+		i++
+		for {
+			if i >= len(line) {
+				return false
+			}
+			if line[i] == '}' {
+				i++
+				break
+			}
+			start := i
+			if !isLabelNameStart(line[i]) || line[i] == '"' {
+				return false
+			}
+			for i < len(line) && (isLabelNameStart(line[i]) || (line[i] >= '0' && line[i] <= '9')) && line[i] != '"' {
+				i++
+			}
+			name := line[start:i]
+			if i+1 >= len(line) || line[i] != '=' || line[i+1] != '"' || string(name) == model.MetricNameLabel {
+				return false
+			}
+			i += 2
+			vstart := i
+			for i < len(line) && line[i] != '"' && line[i] != '\\' && line[i] != '\n' {
+				i++
+			}
+			if i >= len(line) || line[i] != '"' {
+				return false
+			}
+			value := line[vstart:i]
+			i++
+			if !utf8.Valid(value) {
+				return false
+			}
+			if (hist && string(name) == model.BucketLabel) || (typ == dto.MetricType_SUMMARY && string(name) == model.QuantileLabel) {
+				if _, ok := parseFloat(value); !ok {
+					return false
+				}
+			} else {
+				for _, other := range seen[:labels] {
+					if string(other) == string(name) {
+						return false
+					}
+				}
+				if labels == len(seen) {
+					return false
+				}
+				seen[labels] = name
+				labels++
+			}
+			if i >= len(line) {
+				return false
+			}
+			switch line[i] {
+			case ',':
+				i++
+			case '}':
+			default:
+				return false
+			}
+		}
+		for i < len(line) && isBlank(line[i]) {
+			i++
+		}
+	}
+	start := i
+	for i < len(line) && !isBlank(line[i]) && line[i] != '\n' {
+		i++
+	}
+	v, ok := parseFloat(line[start:i])
+	if !ok || i >= len(line) || (hist && v < 0) {
+		return false
+	}
+	if line[i] == '\n' {
+		return true
+	}
+	for i < len(line) && isBlank(line[i]) {
+		i++
+	}
+	start = i
+	for i < len(line) && !isBlank(line[i]) && line[i] != '\n' {
+		i++
+	}
+	if i >= len(line) || line[i] != '\n' {
+		return false
+	}
+	_, err := strconv.ParseInt(string(line[start:i]), 10, 64)
+	return err == nil
+}
+
+// parseFloat is the parser's: strconv.ParseFloat without p, P or _.
+func parseFloat(s []byte) (float64, bool) {
+	if bytes.ContainsAny(s, "pP_") {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(string(s), 64)
+	return v, err == nil
+}
+
 // Line kinds, as classify tells them. Kinds from lineRegister on name a
 // family.
 type lineKind int
@@ -523,7 +762,7 @@ const (
 type classified struct {
 	kind lineKind
 	name []byte // a slice of the line, unless the name is quoted
-	rest []byte // a # TYPE line's type
+	rest []byte // a # TYPE line's type, a # HELP line's text
 }
 
 // classify reads the metric name of a line the way prometheus/common's
@@ -595,13 +834,13 @@ func classifyComment(s *scanner) classified {
 	if s.cur() == '\n' {
 		return classified{kind: lineRegister, name: name}
 	}
-	if keyword == "HELP" {
-		return classified{kind: lineHelp, name: name}
-	}
 	rest := s.b[s.i:]
 	nl := bytes.IndexByte(rest, '\n')
 	if nl < 0 {
 		return classified{kind: lineUnknown}
+	}
+	if keyword == "HELP" {
+		return classified{kind: lineHelp, name: name, rest: rest[:nl]}
 	}
 	return classified{kind: lineType, name: name, rest: rest[:nl]}
 }

@@ -24,7 +24,7 @@ func parseWhole(source string, data []byte) (snap *Snapshot, err error) {
 		// prometheus/common's parser dereferences a nil metric on
 		// "{} 1" and the like.
 		if r := recover(); r != nil {
-			snap, err = nil, fmt.Errorf("parser panicked: %v", r)
+			snap, err = nil, &ParseError{Source: source, Msg: fmt.Sprintf("parser panicked: %v", r)}
 		}
 	}()
 	parser := expfmt.NewTextParser(model.UTF8Validation)
@@ -129,12 +129,56 @@ func TestParseText_streamChunks(t *testing.T) {
 	}
 }
 
+// TestParseText_streamWantedChunks: more of the Snapshot's series than one
+// chunk holds, among other families' lines of every kind, read as the whole
+// text.
+func TestParseText_streamWantedChunks(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# HELP scheduler_queue_incoming_pods_total x\n# TYPE scheduler_queue_incoming_pods_total counter\n# HELP scheduler_schedule_attempts_total y\n")
+	for i := 0; b.Len() < 3*chunkBytes; i++ {
+		fmt.Fprintf(&b, "scheduler_queue_incoming_pods_total{queue=\"active\",event=\"E%d\"} %d\n", i, i)
+		switch i % 500 {
+		case 0:
+			fmt.Fprintf(&b, "# TYPE other_%d histogram\nother_%d_bucket{le=\"1\"} 1\nother_%d_count 1\n", i, i, i)
+		case 1:
+			fmt.Fprintf(&b, "{\"scheduler_pending_pods\",queue=\"q%d\"} 1\n", i)
+		case 2:
+			fmt.Fprintf(&b, "scheduler_schedule_attempts_total{result=\"scheduled\",profile=\"p%d\"} 2\n", i)
+		case 3:
+			fmt.Fprintf(&b, "untyped_%d{a=\"b\"} 1 1700000000000\n", i)
+		}
+	}
+	b.WriteString("# TYPE scheduler_pod_scheduling_attempts histogram\nscheduler_pod_scheduling_attempts_bucket{le=\"1\"} 3\nscheduler_pod_scheduling_attempts_count 3\nscheduler_pod_scheduling_attempts_sum 3\n")
+	data := []byte(b.String())
+	want, wantErr := parseWhole("src", data)
+	got, err := ParseText("src", data)
+	if d := sameAnswer(want, got, wantErr, err); d != "" {
+		t.Error(d)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Incoming) < 10000 || got.PodSchedulingAttempts.Count != 3 {
+		t.Errorf("err %v, %d incoming series", err, len(got.Incoming))
+	}
+}
+
 func TestParseText_stream(t *testing.T) {
+	var series strings.Builder
+	series.WriteString("scheduler_pending_pods 1\n")
+	for i := 0; i <= maxSnapshotSeries; i++ {
+		fmt.Fprintf(&series, "scheduler_queue_incoming_pods_total{queue=\"active\",event=\"E%d\"} 1\n", i)
+	}
 	tests := []struct {
 		name    string
 		input   string
 		wantErr string
 	}{
+		{
+			name:    "more series than a scheduler has",
+			input:   series.String(),
+			wantErr: "src: more than 100000 series of the scheduler's queue metrics (scheduler_queue_incoming_pods_total{event=\"E99999\", queue=\"active\"}, …; a kube-scheduler has a few thousand)",
+		},
 		{
 			name:    "a metric without a name",
 			input:   "scheduler_pending_pods 1\n{} 1\n",
@@ -144,6 +188,12 @@ func TestParseText_stream(t *testing.T) {
 			name:    "labels without a name, after a family",
 			input:   "# HELP scheduler_pending_pods x\n{queue=\"active\"} 1\n",
 			wantErr: "src:2: malformed metrics exposition: no metric name in the label set",
+		},
+		{
+			// prometheus/common's parser writes to a nil map here.
+			name:    "a histogram's labels after its name in braces",
+			input:   "# TYPE h histogram\nscheduler_pending_pods 1\n{\"h_bucket\",a=\"1\"} 1\n",
+			wantErr: "src:3: malformed metrics exposition: cannot parse this line",
 		},
 		{
 			name:    "a line beyond the longest",
@@ -166,5 +216,62 @@ func TestParseText_stream(t *testing.T) {
 				t.Errorf("error of %d bytes, want a short one", len(err.Error()))
 			}
 		})
+	}
+}
+
+// TestPlainLine_refusesWhatTheParserRefuses: every line plainLine vouches
+// for, the parser takes, over combinations of the forms of each part of a
+// sample line and of each family type.
+func TestPlainLine_refusesWhatTheParserRefuses(t *testing.T) {
+	names := []string{"f", "f_bucket", "f_count", "f_sum"}
+	labelSets := []string{"", "{}", "{a=\"b\"}", "{a=\"b\",}", "{a=\"b\",a=\"c\"}", "{le=\"1\"}", "{le=\"x\"}", "{le=\"1\",le=\"2\"}",
+		"{quantile=\"0.5\"}", "{quantile=\"q\"}", "{__name__=\"x\"}", "{a=\"\\xff\"}", "{a=\"b\" }", "{ a=\"b\"}", "{a = \"b\"}",
+		"{a=\"b\"", "{a=b}", "{a=\"b\"c=\"d\"}", "{1a=\"b\"}", " {a=\"b\"}", "{a=\"\\n\"}", "{a=\"x\\\\\"}"}
+	values := []string{"1", "-1", "0", "-0", "1.5", "-1.5", "NaN", "+Inf", "-Inf", "1e400", "0x1p3", "1_0", "", "x", "1e"}
+	tails := []string{"\n", " 123\n", " 123 \n", " \n", "\t1\n", " 1.5\n", " 123 4\n", "", " 99999999999999999999\n", "\r\n"}
+	types := []string{"", "untyped", "counter", "gauge", "histogram", "gaugehistogram", "summary"}
+	vouched := 0
+	for _, typ := range types {
+		for _, name := range names {
+			for _, ls := range labelSets {
+				for _, v := range values {
+					for _, tail := range tails {
+						line := name + ls
+						if !strings.HasPrefix(ls, " ") && ls != "" || ls == "" {
+							line += " "
+						}
+						line += v + tail
+						header := ""
+						if typ != "" {
+							header = "# TYPE f " + typ + "\n"
+						}
+						p := newTextStream("t")
+						p.data = []byte(header)
+						if err := p.run(); err != nil {
+							t.Fatal(err)
+						}
+						c := classify([]byte(line))
+						if c.kind != lineSample {
+							continue
+						}
+						f := p.resolve(c.name)
+						if f == nil {
+							f = &familyState{name: string(c.name)}
+						}
+						if !plainLine([]byte(line), c, f) {
+							continue
+						}
+						vouched++
+						parser := expfmt.NewTextParser(model.UTF8Validation)
+						if _, err := parser.TextToMetricFamilies(strings.NewReader(header + line)); err != nil {
+							t.Errorf("plainLine vouches for %q (type %q), the parser says %v", line, typ, err)
+						}
+					}
+				}
+			}
+		}
+	}
+	if vouched < 1000 {
+		t.Errorf("plainLine vouched for %d lines, want most plain ones", vouched)
 	}
 }
