@@ -61,9 +61,9 @@ func ParseText(source string, data []byte) (*Snapshot, error) {
 }
 
 // ParseReader reads a Prometheus text exposition of kube-scheduler's
-// metrics from r, as a stream (see above); every line is checked by
-// prometheus/common's parser, as a whole text would be. An error of r is
-// returned as is. source names the input in errors.
+// metrics from r, as a stream (see above); every line is checked as
+// prometheus/common's parser checks a whole text. An error of r is returned
+// as is. source names the input in errors.
 func ParseReader(source string, r io.Reader) (*Snapshot, error) {
 	p := newTextStream(source)
 	p.in = bufio.NewReaderSize(r, maxLineBytes)
@@ -94,15 +94,15 @@ type familyState struct {
 	// chunk is the last chunk that touched it; before is its state when
 	// that chunk began.
 	chunk  int
-	before familyState0
+	before restoredState
 	// typeLine is the line of its "# TYPE name " comment, and typeText the
 	// line, for errors (kept for the families a Snapshot reads).
 	typeLine int
 	typeText string
 }
 
-// familyState0 is the part of familyState a chunk restores.
-type familyState0 struct {
+// restoredState is the part of familyState a chunk restores.
+type restoredState struct {
 	typ         dto.MetricType
 	typed, help bool
 }
@@ -301,7 +301,7 @@ func (p *textStream) touch(f *familyState) {
 		return
 	}
 	f.chunk = p.chunkSeq
-	f.before = familyState0{typ: f.typ, typed: f.typed, help: f.help}
+	f.before = restoredState{typ: f.typ, typed: f.typed, help: f.help}
 	p.chunkFams = append(p.chunkFams, f)
 }
 

@@ -6,7 +6,7 @@ import (
 )
 
 func TestQuote(t *testing.T) {
-	long := strings.Repeat("a", 20<<20)
+	long := strings.Repeat("a", 2<<20)
 	tests := []struct {
 		name                   string
 		in                     string
@@ -40,7 +40,7 @@ func TestQuote(t *testing.T) {
 						t.Errorf("%s: %d bytes ending %q, want at most %d with a marker", got.name, len(got.s), got.s[len(got.s)-30:], got.max)
 					}
 				}
-				if !strings.HasSuffix(cell, "…(20971264 more bytes)") {
+				if !strings.HasSuffix(cell, "…(2096896 more bytes)") {
 					t.Errorf("Cell ends %q, want the bytes left out counted", cell[len(cell)-30:])
 				}
 				return
