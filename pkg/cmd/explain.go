@@ -158,7 +158,7 @@ the table; in a pipe, or with -o json, it writes one kubectl watch event per
 line, as 'kubectl get -w -o json --output-watch-events' does:
 {"type":"ADDED","object":{…}} for each pod at first and for a new one,
 MODIFIED when a pod's state, queue or attempts change, DELETED when it is gone
-(the types were Changed and Gone before; the object was "pod").`,
+(earlier releases wrote Changed and Gone, with the object under "pod").`,
 		Example: `  # One pod
   kubectl schedq explain web-7d9f -n shop
 
