@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -32,6 +33,7 @@ type ExplainOptions struct {
 
 	AllNamespaces bool
 	Selector      string
+	FieldSelector string
 	NoHeaders     bool
 	SortBy        string
 	Watch         bool
@@ -50,6 +52,10 @@ type ExplainOptions struct {
 	PodInitialBackoff         time.Duration
 	PodMaxBackoff             time.Duration
 	PodMaxInUnschedulablePods time.Duration
+
+	// namespaceGiven says -n was given: with no names nor selector, explain
+	// lists the namespace's pending pods, as kubectl get pods -n does.
+	namespaceGiven bool
 
 	// Set by Complete.
 	namespace string
@@ -88,7 +94,7 @@ func NewExplainOptions(getter genericclioptions.RESTClientGetter, streams generi
 func NewCmdExplain(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewExplainOptions(getter, streams)
 	cmd := &cobra.Command{
-		Use:   "explain (POD... | -l SELECTOR | -A)",
+		Use:   "explain (POD... | -n NAMESPACE | -l SELECTOR | --field-selector SELECTOR | -A)",
 		Short: "Tell which scheduling queue each pending pod is in, why, and when it will be tried next",
 		Long: `Tell, for each pending pod, where it is in kube-scheduler's scheduling queue —
 activeQ, backoffQ, errorBackoffQ, unschedulablePods, gated, or in flight — why,
@@ -106,12 +112,25 @@ It only reads: pods, events, nodes, and the scheduler's metrics (found like
 'kubectl schedq status' finds them). Without the metrics it still answers,
 with lower confidence, and says what is missing. It lists pods, events and
 nodes all at once, pods and nodes in pages of 500 as kubectl does, events in
-pages of 5,000, and keeps of each object only what it reads.`,
+pages of 5,000, and keeps of each object only what it reads.
+
+With --watch it explains again at every --interval: on a terminal it redraws
+the table; in a pipe, or with -o json, it writes one kubectl watch event per
+line, as 'kubectl get -w -o json --output-watch-events' does:
+{"type":"ADDED","object":{…}} for each pod at first and for a new one,
+MODIFIED when a pod's state, queue or attempts change, DELETED when it is gone
+(earlier releases wrote Changed and Gone, with the object under "pod").`,
 		Example: `  # One pod
   kubectl schedq explain web-7d9f -n shop
 
   # Every pending pod in the cluster, one line each, with a count per queue
   kubectl schedq explain -A
+
+  # Every pending pod of one namespace
+  kubectl schedq explain -n shop
+
+  # The pods on no node, chosen as kubectl chooses them
+  kubectl schedq explain -A --field-selector spec.nodeName=,status.phase=Pending
 
   # Pods by label, with the next-retry window
   kubectl schedq explain -l app=web -o wide
@@ -125,6 +144,9 @@ pages of 5,000, and keeps of each object only what it reads.`,
 			// Which pods, first: a command line that names none is a usage
 			// error, whatever the kubeconfig.
 			o.podNames = args
+			if f := cmd.Flags().Lookup("namespace"); f != nil && f.Changed {
+				o.namespaceGiven = true
+			}
 			if err := o.validateTargets(); err != nil {
 				return usageError(cmd, err)
 			}
@@ -139,7 +161,8 @@ pages of 5,000, and keeps of each object only what it reads.`,
 	}
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Explain every pending pod in every namespace")
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", o.Selector, "Explain the pods matching this label selector")
-	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, "Explain again at every --interval: redraw the table on a terminal; in a pipe, one JSON object per pod that moved")
+	cmd.Flags().StringVar(&o.FieldSelector, "field-selector", o.FieldSelector, "Explain the pods matching this field selector, as kubectl get pods takes it (e.g. --field-selector status.phase=Pending,spec.nodeName=); the server supports a few fields per type")
+	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, `Explain again at every --interval: redraw the table on a terminal; in a pipe or with -o json, one kubectl watch event per pod that appears, moves or goes: {"type":"ADDED|MODIFIED|DELETED","object":{…}}`)
 	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between rounds with --watch (500ms to 1h)")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Print the table (and custom columns) without the header line")
 	cmd.Flags().StringVar(&o.SortBy, "sort-by", o.SortBy, "Sort the pods by this JSONPath into each item, e.g. .attempts, .confidence or .queue")
@@ -249,15 +272,18 @@ func (o *ExplainOptions) output() string {
 	return *o.printFlags.OutputFormat
 }
 
-// validateTargets checks how the pods are chosen: names, -l or -A.
+// validateTargets checks how the pods are chosen: names, -n, -l,
+// --field-selector or -A.
 func (o *ExplainOptions) validateTargets() error {
 	switch {
 	case len(o.podNames) > 0 && o.Selector != "":
 		return errors.New("pod names and -l/--selector do not go together: name pods, or select them")
+	case len(o.podNames) > 0 && o.FieldSelector != "":
+		return errors.New("pod names and --field-selector do not go together: name pods, or select them")
 	case len(o.podNames) > 0 && o.AllNamespaces:
 		return errors.New("pod names and -A/--all-namespaces do not go together: a name needs a namespace (-n)")
-	case len(o.podNames) == 0 && o.Selector == "" && !o.AllNamespaces:
-		return errors.New("name pods, or select them with -l SELECTOR, or take every pending pod with -A")
+	case len(o.podNames) == 0 && o.Selector == "" && o.FieldSelector == "" && !o.AllNamespaces && !o.namespaceGiven:
+		return errors.New("name pods, select them with -l or --field-selector, or take every pending pod of a namespace (-n NAMESPACE) or of all (-A)")
 	}
 	return nil
 }
@@ -284,8 +310,8 @@ func (o *ExplainOptions) Validate() error {
 	case o.PodMaxInUnschedulablePods <= 0:
 		return fmt.Errorf("--pod-max-in-unschedulable-pods=%s: want a positive duration", o.PodMaxInUnschedulablePods)
 	}
-	if o.Watch && (o.printObj != nil || o.names || o.columns != nil) {
-		return errors.New("--watch prints the table on a terminal and one JSON object per change in a pipe: it takes no -o but wide")
+	if o.Watch && (o.printObj != nil && o.output() != "json" || o.names || o.columns != nil) {
+		return errors.New("--watch prints the table on a terminal and kubectl watch events in a pipe: it takes -o wide (the table) or -o json (the events), no other -o")
 	}
 	if err := validateInterval(o.Interval); err != nil {
 		return err
@@ -298,6 +324,11 @@ func (o *ExplainOptions) Validate() error {
 	if o.Selector != "" {
 		if _, err := labels.Parse(o.Selector); err != nil {
 			return fmt.Errorf("-l %q: %v", o.Selector, err)
+		}
+	}
+	if o.FieldSelector != "" {
+		if _, err := fields.ParseSelector(o.FieldSelector); err != nil {
+			return fmt.Errorf("--field-selector %q: %v", o.FieldSelector, err)
 		}
 	}
 	return o.metricsFlags.validate()
@@ -339,9 +370,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	for _, w := range warnings {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
-	}
+	printWarnings(o.ErrOut, warnings)
 	if err := o.print(list); err != nil {
 		return err
 	}
@@ -350,7 +379,14 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 			strings.Join(quoteAll(notFound), ", "), o.namespace, notFound[0])
 	}
 	if explained == 0 && len(o.podNames) == 0 {
-		fmt.Fprintln(o.ErrOut, "no pending pods")
+		switch {
+		case o.Selector != "" || o.FieldSelector != "":
+			fmt.Fprintln(o.ErrOut, "no pods match the selector")
+		case o.AllNamespaces:
+			fmt.Fprintln(o.ErrOut, "no pending pods")
+		default:
+			fmt.Fprintf(o.ErrOut, "no pending pods in namespace %q\n", o.namespace)
+		}
 	}
 	return nil
 }
@@ -383,7 +419,7 @@ func (o *ExplainOptions) print(list *explain.ExplanationList) error {
 func (o *ExplainOptions) Gather(ctx context.Context) (*gather.Result, error) {
 	req := gather.Request{
 		Client: o.client, Source: o.source,
-		Namespace: o.namespace, AllNamespaces: o.AllNamespaces, PodNames: o.podNames, Selector: o.Selector,
+		Namespace: o.namespace, AllNamespaces: o.AllNamespaces, PodNames: o.podNames, Selector: o.Selector, FieldSelector: o.FieldSelector,
 		SchedulerName: o.SchedulerName,
 		Config:        explain.Config{PodInitialBackoff: o.PodInitialBackoff, PodMaxBackoff: o.PodMaxBackoff, PodMaxInUnschedulablePods: o.PodMaxInUnschedulablePods},
 		Version:       o.schedulerVersion,

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/quote"
 )
 
 // explainFormats are the -o values explain takes besides the printers'
@@ -100,6 +101,7 @@ func printCustomColumns(w io.Writer, items []explain.Explanation, cols []column,
 			if cells[i], err = evalPath(c.path, v); err != nil {
 				return fmt.Errorf("-o custom-columns: %s: %v", c.header, err)
 			}
+			cells[i] = quote.Line(cells[i])
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
@@ -109,7 +111,7 @@ func printCustomColumns(w io.Writer, items []explain.Explanation, cols []column,
 // printNames writes pod/NAME per line, as kubectl's -o name does.
 func printNames(w io.Writer, items []explain.Explanation) {
 	for _, e := range items {
-		fmt.Fprintf(w, "pod/%s\n", e.Name)
+		fmt.Fprintf(w, "pod/%s\n", quote.Cell(e.Name))
 	}
 }
 

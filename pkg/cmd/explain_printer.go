@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/quote"
 )
 
 // TableOptions choose how PrintExplanations lays the list out.
@@ -49,11 +50,12 @@ func PrintExplanations(w io.Writer, l *explain.ExplanationList, opts TableOption
 		if e.State != explain.StatePending {
 			q, conf = strings.ToLower(string(e.State)), "-"
 		}
+		ns, name, summary := quote.Cell(e.Namespace), quote.Cell(e.Name), quote.Line(e.Summary)
 		if opts.Wide {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", e.Namespace, e.Name, q, conf, e.Attempts, e.Priority,
-				retryWindow(e.NextRetry, l.Time.Time), triggers(e.NextRetry, 3), e.Summary)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", ns, name, q, conf, e.Attempts, e.Priority,
+				quote.Line(retryWindow(e.NextRetry, l.Time.Time)), quote.Cell(triggers(e.NextRetry, 3)), summary)
 		} else {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", e.Namespace, e.Name, q, conf, e.Attempts, e.Summary)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", ns, name, q, conf, e.Attempts, summary)
 		}
 	}
 	return tw.Flush()
@@ -75,12 +77,13 @@ func PrintCounts(w io.Writer, l *explain.ExplanationList) {
 }
 
 func printDetail(w io.Writer, e explain.Explanation, now time.Time) {
+	ns, name := quote.Cell(e.Namespace), quote.Cell(e.Name)
 	if e.State != explain.StatePending {
-		fmt.Fprintf(w, "%s/%s: %s\n", e.Namespace, e.Name, e.Summary)
+		fmt.Fprintf(w, "%s/%s: %s\n", ns, name, quote.Line(e.Summary))
 		return
 	}
-	fmt.Fprintf(w, "%s/%s: %s (%.0f%% sure)\n", e.Namespace, e.Name, e.Queue.Word(), 100*e.Confidence)
-	fmt.Fprintf(w, "  %s\n", e.Summary)
+	fmt.Fprintf(w, "%s/%s: %s (%.0f%% sure)\n", ns, name, e.Queue.Word(), 100*e.Confidence)
+	fmt.Fprintf(w, "  %s\n", quote.Line(e.Summary))
 	if len(e.Alternatives) > 0 {
 		var alts []string
 		for _, a := range e.Alternatives {
@@ -93,18 +96,18 @@ func printDetail(w io.Writer, e explain.Explanation, now time.Time) {
 		if i > 0 {
 			label = "             "
 		}
-		fmt.Fprintf(w, "%s%s\n", label, r)
+		fmt.Fprintf(w, "%s%s\n", label, quote.Line(r))
 	}
 	if e.LastFailure != nil {
-		fmt.Fprintf(w, "  failures:  %d seen, last %s (%s ago), %s\n", e.LastFailure.Count, e.LastFailure.Time.Local().Format("15:04:05"), shortDur(now.Sub(e.LastFailure.Time)), e.LastFailure.Kind)
+		fmt.Fprintf(w, "  failures:  %d seen, last %s (%s ago), %s\n", e.LastFailure.Count, e.LastFailure.Time.Local().Format("15:04:05"), shortDur(now.Sub(e.LastFailure.Time)), quote.Cell(e.LastFailure.Kind))
 	}
 	if e.NextRetry != nil {
-		fmt.Fprintf(w, "  next try:  %s\n", retryWindow(e.NextRetry, now))
+		fmt.Fprintf(w, "  next try:  %s\n", quote.Line(retryWindow(e.NextRetry, now)))
 		if t := triggers(e.NextRetry, 0); t != "" {
-			fmt.Fprintf(w, "  on events: %s\n", t)
+			fmt.Fprintf(w, "  on events: %s\n", quote.Line(t))
 		}
 		if e.NextRetry.Note != "" {
-			fmt.Fprintf(w, "  note:      %s\n", e.NextRetry.Note)
+			fmt.Fprintf(w, "  note:      %s\n", quote.Line(e.NextRetry.Note))
 		}
 	}
 	for i, ev := range e.Evidence {
@@ -112,7 +115,7 @@ func printDetail(w io.Writer, e explain.Explanation, now time.Time) {
 		if i > 0 {
 			label = "             "
 		}
-		fmt.Fprintf(w, "%s%s\n", label, ev)
+		fmt.Fprintf(w, "%s%s\n", label, quote.Line(ev))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -101,7 +103,11 @@ func TestExplainOptions_Validate(t *testing.T) {
 		{"nothing named", func(o *ExplainOptions) {}, "name pods"},
 		{"names and selector", func(o *ExplainOptions) { o.podNames = []string{"a"}; o.Selector = "x=y" }, "do not go together"},
 		{"names and -A", func(o *ExplainOptions) { o.podNames = []string{"a"}; o.AllNamespaces = true }, "needs a namespace"},
+		{"names and a field selector", func(o *ExplainOptions) { o.podNames = []string{"a"}; o.FieldSelector = "status.phase=Pending" }, "--field-selector do not go together"},
 		{"bad selector", func(o *ExplainOptions) { o.Selector = "a in (" }, "-l"},
+		{"bad field selector", func(o *ExplainOptions) { o.FieldSelector = "status.phase" }, "--field-selector"},
+		{"-n alone", func(o *ExplainOptions) { o.namespaceGiven = true }, ""},
+		{"a field selector alone", func(o *ExplainOptions) { o.FieldSelector = "spec.nodeName=" }, ""},
 		{"no-metrics and a source", func(o *ExplainOptions) { o.AllNamespaces = true; o.NoMetrics = true; o.MetricsURL = "http://x" }, "--no-metrics"},
 		{"max below initial", func(o *ExplainOptions) { o.AllNamespaces = true; o.PodMaxBackoff = 0 }, "--pod-max-backoff"},
 		{"ok", func(o *ExplainOptions) { o.AllNamespaces = true }, ""},
@@ -188,6 +194,46 @@ func TestExplain_NamedPods(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// TestExplain_namespaceAndFieldSelector: -n NAMESPACE alone explains the
+// namespace's pending pods, as kubectl get pods -n lists them, and
+// --field-selector goes to the pod list, as kubectl passes it.
+func TestExplain_namespaceAndFieldSelector(t *testing.T) {
+	elsewhere := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "elsewhere", UID: "elsewhere", CreationTimestamp: metav1.NewTime(explainNow.Add(-time.Minute))}}
+	tests := []struct {
+		name          string
+		mod           func(o *ExplainOptions)
+		wantSelectors []string // of the pod lists in namespace "default"
+		wantErrOut    string
+	}{
+		{"-n", func(o *ExplainOptions) { o.namespaceGiven = true }, []string{"spec.nodeName="}, "16 pod(s)"},
+		{"--field-selector", func(o *ExplainOptions) { o.FieldSelector = "status.phase=Pending" }, []string{"status.phase=Pending"}, "16 pod(s)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o, client, out, errOut := newTestExplain(t, append(parkedCluster(0), elsewhere))
+			tc.mod(o)
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			var selectors []string
+			for _, a := range client.Actions() {
+				if l, ok := a.(k8stesting.ListAction); ok && a.GetResource().Resource == "pods" && a.GetNamespace() == "default" {
+					selectors = append(selectors, l.GetListRestrictions().Fields.String())
+				}
+			}
+			if !cmp.Equal(selectors, tc.wantSelectors) {
+				t.Errorf("pod lists in namespace default with field selectors %q, want %q", selectors, tc.wantSelectors)
+			}
+			if strings.Contains(out.String(), "elsewhere") || !strings.Contains(out.String(), "big-0") || !strings.Contains(errOut.String(), tc.wantErrOut) {
+				t.Errorf("want the namespace's pods only:\n%s\n%s", out, errOut)
+			}
+		})
 	}
 }
 

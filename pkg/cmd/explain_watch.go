@@ -9,19 +9,22 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-	"time"
+
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/quote"
 )
 
 // watch explains again at every --interval until ctx ends or the process
 // is interrupted. On a terminal the table is redrawn in place; in a pipe,
-// each pod whose place changed is written as one JSON object per line.
+// or with -o json, each pod that appears, moves or goes is written as a
+// kubectl watch event, one per line.
 func (o *ExplainOptions) watch(ctx context.Context) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	last := map[string]string{} // namespace/name → what was shown
+	last := map[string]watched{} // namespace/name → what was written
 	// The source finds the scheduler again at each scrape; continuity says
 	// on stderr, once, when the watch lost it and found it again.
 	var continuity metricscrape.Continuity
@@ -39,17 +42,17 @@ func (o *ExplainOptions) watch(ctx context.Context) error {
 		}
 		if err != nil {
 			// Say what went wrong and keep going: the next round may work.
-			fmt.Fprintf(o.ErrOut, "error: %v (retrying in %s)\n", err, o.Interval)
+			fmt.Fprintf(o.ErrOut, "error: %s (retrying in %s)\n", quote.Text(err.Error()), o.Interval)
 			continuity.Observe(nil, err)
 			continue
 		}
 		if !o.NoMetrics {
 			if notice := continuity.Observe(g.Snapshot, g.MetricsErr); notice != "" {
-				fmt.Fprintf(o.ErrOut, "watch: %s\n", notice)
+				fmt.Fprintf(o.ErrOut, "watch: %s\n", quote.Line(notice))
 			}
 		}
 		list := explain.NewExplanationList(explain.Infer(g.Input), g.Warnings, g.NotFound, g.Input.Now)
-		if o.terminal {
+		if o.terminal && o.printObj == nil {
 			if err := o.redrawList(list); err != nil {
 				return err
 			}
@@ -74,29 +77,42 @@ func (o *ExplainOptions) redrawList(list *explain.ExplanationList) error {
 	return err
 }
 
-// watchLine is one change in a pipe: a pod's explanation, or that it is
-// gone (bound, deleted, or no longer selected).
-type watchLine struct {
-	Time time.Time `json:"time"`
-	// Type is Changed (new, or moved) or Gone.
-	Type string              `json:"type"`
-	Pod  explain.Explanation `json:"pod"`
+// watchEvent is one line of --watch in a pipe or with -o json: a kubectl
+// watch event, as kubectl get -w -o json --output-watch-events writes it,
+// whose object is the pod's explanation. ADDED is a pod seen for the first
+// time (every pod, in the first round), MODIFIED one whose state, queue or
+// attempts changed, DELETED one gone (bound, deleted, or no longer
+// selected), with the last explanation written of it.
+type watchEvent struct {
+	Type   watch.EventType     `json:"type"`
+	Object explain.Explanation `json:"object"`
 }
 
-// printChanges writes the pods whose place, state or attempts changed
-// since last, and the ones that are gone, and updates last.
-func (o *ExplainOptions) printChanges(list *explain.ExplanationList, last map[string]string) error {
+// watched is what was last written of a pod.
+type watched struct {
+	shown string
+	e     explain.Explanation
+}
+
+// printChanges writes the pods that appeared or whose place, state or
+// attempts changed since last, and the ones that are gone, and updates last.
+func (o *ExplainOptions) printChanges(list *explain.ExplanationList, last map[string]watched) error {
 	seen := map[string]bool{}
 	enc := json.NewEncoder(o.Out)
 	for _, e := range list.Items {
 		key := e.Namespace + "/" + e.Name
 		seen[key] = true
 		shown := fmt.Sprintf("%s %s %d", e.State, e.Queue.Word(), e.Attempts)
-		if last[key] == shown {
+		before, known := last[key]
+		if known && before.shown == shown {
 			continue
 		}
-		last[key] = shown
-		if err := enc.Encode(watchLine{Time: list.Time.Time, Type: "Changed", Pod: e}); err != nil {
+		last[key] = watched{shown: shown, e: e}
+		typ := watch.Added
+		if known {
+			typ = watch.Modified
+		}
+		if err := enc.Encode(watchEvent{Type: typ, Object: e}); err != nil {
 			return err
 		}
 	}
@@ -108,9 +124,9 @@ func (o *ExplainOptions) printChanges(list *explain.ExplanationList, last map[st
 	}
 	sort.Strings(gone)
 	for _, key := range gone {
+		e := last[key].e
 		delete(last, key)
-		ns, name, _ := strings.Cut(key, "/")
-		if err := enc.Encode(watchLine{Time: list.Time.Time, Type: "Gone", Pod: explain.Explanation{Namespace: ns, Name: name}}); err != nil {
+		if err := enc.Encode(watchEvent{Type: watch.Deleted, Object: e}); err != nil {
 			return err
 		}
 	}

@@ -9,13 +9,33 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
 )
 
-// TestExplain_watchPipe: in a pipe, --watch writes every pod once, then
-// one JSON object per pod that appears, moves or goes.
+// TestExplain_watchPipe: in a pipe, or on a terminal with -o json, --watch
+// writes kubectl's watch events: every pod ADDED once, then one event per
+// pod that appears (ADDED), moves (MODIFIED) or goes (DELETED, with the last
+// explanation written of it).
 func TestExplain_watchPipe(t *testing.T) {
-	o, client, out, _ := newTestExplain(t, parkedCluster(0), "-A")
-	o.Watch = true
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		terminal bool
+	}{
+		{name: "pipe", args: []string{"-A"}},
+		{name: "terminal, -o json", args: []string{"-A", "-o", "json"}, terminal: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testWatchEvents(t, tc.args, tc.terminal) })
+	}
+}
+
+func testWatchEvents(t *testing.T, args []string, terminal bool) {
+	o, client, out, _ := newTestExplain(t, parkedCluster(0), args...)
+	o.Watch, o.terminal = true, terminal
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	round := 0
@@ -43,32 +63,48 @@ func TestExplain_watchPipe(t *testing.T) {
 	if err := o.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var lines []watchLine
+	// Decoded as kubectl's own watch events, strictly.
+	var lines []metav1.WatchEvent
 	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var w watchLine
-		if err := json.Unmarshal([]byte(l), &w); err != nil {
-			t.Fatalf("not one JSON object per line: %v\n%s", err, out)
+		var w metav1.WatchEvent
+		dec := json.NewDecoder(strings.NewReader(l))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&w); err != nil {
+			t.Fatalf("not one watch event per line: %v\n%s", err, out)
 		}
 		lines = append(lines, w)
 	}
 	if len(lines) < 18 || len(lines) > 16+3+2 {
 		t.Fatalf("%d lines, want the 16 pods, then the new one and the one gone (and few others):\n%s", len(lines), out)
 	}
+	object := func(w metav1.WatchEvent) explain.Explanation {
+		var e explain.Explanation
+		if err := json.Unmarshal(w.Object.Raw, &e); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	for _, l := range lines[:16] {
+		if l.Type != "ADDED" {
+			t.Errorf("first round: %s %s, want every pod ADDED", l.Type, object(l).Name)
+		}
+	}
 	var fresh, gone bool
 	for _, l := range lines[16:] {
-		fresh = fresh || l.Type == "Changed" && l.Pod.Name == "fresh" && l.Pod.Queue != ""
-		gone = gone || l.Type == "Gone" && l.Pod.Name == "gated-0"
+		e := object(l)
+		fresh = fresh || l.Type == "ADDED" && e.Name == "fresh" && e.Queue != ""
+		gone = gone || l.Type == "DELETED" && e.Name == "gated-0" && e.Queue != ""
 	}
 	if !fresh || !gone {
-		t.Errorf("after the first round, want fresh Changed and gated-0 Gone:\n%s", out)
+		t.Errorf("after the first round, want fresh ADDED and gated-0 DELETED with its last place:\n%s", out)
 	}
 }
 
 func TestExplain_watchValidate(t *testing.T) {
-	o, _, _, _ := newTestExplain(t, parkedCluster(0), "-A", "-o", "json")
+	o, _, _, _ := newTestExplain(t, parkedCluster(0), "-A", "-o", "yaml")
 	o.Watch = true
-	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--watch") {
-		t.Errorf("Validate() = %v, want --watch with -o json refused", err)
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "-o wide (the table) or -o json (the events)") {
+		t.Errorf("Validate() = %v, want --watch with -o yaml refused, naming what it takes", err)
 	}
 	o, _, _, _ = newTestExplain(t, parkedCluster(0), "-A")
 	o.Watch, o.Interval = true, time.Nanosecond

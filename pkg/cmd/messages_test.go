@@ -39,7 +39,8 @@ func TestMessages(t *testing.T) {
 		{"status, unknown context", []string{"status", "--kubeconfig", kubeconfig, "--context", "nope"}, unknownContext},
 		{"explain, unknown context", []string{"explain", "-A", "--kubeconfig", kubeconfig, "--context", "nope"}, unknownContext},
 		{"https against plain HTTP", []string{"status", "--metrics-url", strings.Replace(plain.URL, "http://", "https://", 1) + "/metrics", "--kubeconfig", kubeconfig}, "answers in plain HTTP, not HTTPS: use an http:// URL"},
-		{"explain with nothing named, no kubeconfig", []string{"explain", "--kubeconfig", empty}, "name pods, or select them with -l SELECTOR, or take every pending pod with -A\nSee 'kubectl schedq explain -h'"},
+		{"explain with nothing named, no kubeconfig", []string{"explain", "--kubeconfig", empty}, "name pods, select them with -l or --field-selector, or take every pending pod of a namespace (-n NAMESPACE) or of all (-A)\nSee 'kubectl schedq explain -h'"},
+		{"explain -n without a kubeconfig", []string{"explain", "-n", "shop", "--kubeconfig", empty}, "no kubeconfig: set KUBECONFIG or --kubeconfig, or give --server"},
 		{"explain a deployment", []string{"explain", "deploy/web", "--kubeconfig", kubeconfig}, `"deploy/web": explain takes pods, as NAME or pod/NAME`},
 	}
 	for _, tc := range tests {

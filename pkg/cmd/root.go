@@ -5,6 +5,7 @@ package cmd
 import (
 	"flag"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -13,7 +14,15 @@ import (
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/quote"
 )
+
+// PrintError writes the error a command returned, as main does: "error: "
+// and the message, where what came from outside (a server's answer, a
+// file's line) is quoted.
+func PrintError(w io.Writer, err error) {
+	fmt.Fprintf(w, "error: %s\n", quote.Text(err.Error()))
+}
 
 // NewCmdSchedq returns the root command with every subcommand attached.
 func NewCmdSchedq(streams genericiooptions.IOStreams) *cobra.Command {

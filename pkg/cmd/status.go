@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/quote"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/status"
 )
 
@@ -54,6 +55,7 @@ type StatusOptions struct {
 	source   metricscrape.Source
 	timeout  time.Duration
 	printObj printers.ResourcePrinterFunc // nil: the table
+	wide     bool                         // -o wide: the table with the scheduler's details and every series
 	terminal bool                         // Out is a terminal: --watch redraws in place
 	clock    clock.Clock
 }
@@ -61,7 +63,7 @@ type StatusOptions struct {
 // NewStatusOptions returns the defaults. getter is the root's ConfigFlags.
 func NewStatusOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *StatusOptions {
 	pf := genericclioptions.NewPrintFlags("")
-	pf.NamePrintFlags = nil // -o name has no meaning here
+	pf.NamePrintFlags = nil // -o name: see statusOutput
 	return &StatusOptions{
 		IOStreams:  streams,
 		getter:     getter,
@@ -133,6 +135,9 @@ answer is read up to a cap (an exposition 64 MiB, a Prometheus answer
   # node with: curl -sk -H "Authorization: Bearer $TOKEN" https://127.0.0.1:10259/metrics)
   kubectl schedq status --metrics-file scheduler.prom
 
+  # Every incoming series, quiet ones too, and the scheduler's commit and pod
+  kubectl schedq status -o wide
+
   # Machine-readable
   kubectl schedq status -o json`,
 		Args: cobra.NoArgs,
@@ -150,8 +155,42 @@ answer is read up to a cap (an exposition 64 MiB, a Prometheus answer
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, "Redraw at every --interval until interrupted")
 	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between the two scrapes that give rates, and between redraws (500ms to 1h)")
 	o.printFlags.AddFlags(cmd)
-	_ = cmd.RegisterFlagCompletionFunc("output", completeOutput(o.printFlags.AllowedFormats()))
+	// wide is ours, not the printers'.
+	if f := cmd.Flags().Lookup("output"); f != nil {
+		f.Usage = "Output format. One of: (" + strings.Join(o.allowedFormats(), ", ") + ")"
+	}
+	_ = cmd.RegisterFlagCompletionFunc("output", completeOutput(o.allowedFormats()))
 	return cmd
+}
+
+// allowedFormats are every -o value status takes: the table (wide) and
+// the printers of data.
+func (o *StatusOptions) allowedFormats() []string {
+	return append([]string{"wide"}, o.printFlags.AllowedFormats()...)
+}
+
+// completePrinter chooses the output: the table, wide or not, or a printer
+// of PrintFlags. -o name is refused: kubectl's name printer writes
+// KIND/NAME of objects, and a status is one scheduler's queue at one
+// instant, not an object with a name.
+func (o *StatusOptions) completePrinter() error {
+	switch out := o.output(); out {
+	case "":
+	case "wide":
+		o.wide = true
+	case "name":
+		return fmt.Errorf("-o name: status describes the scheduler's queue, which has no object name; status takes %s", strings.Join(o.allowedFormats(), ", "))
+	default:
+		p, err := o.printFlags.ToPrinter()
+		if genericclioptions.IsNoCompatiblePrinterError(err) {
+			return fmt.Errorf("-o %s: unknown output format; status takes %s", out, strings.Join(o.allowedFormats(), ", "))
+		}
+		if err != nil {
+			return err
+		}
+		o.printObj = p.PrintObj
+	}
+	return nil
 }
 
 // validateInterval checks --interval of status and explain --watch.
@@ -173,12 +212,7 @@ func (o *StatusOptions) Validate() error {
 	if o.Watch && o.MetricsFile != "" {
 		return errors.New("--watch and --metrics-file do not go together: a file does not change")
 	}
-	if out := o.output(); out != "" {
-		if _, err := o.printFlags.ToPrinter(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return o.completePrinter()
 }
 
 func (o *StatusOptions) output() string {
@@ -194,12 +228,8 @@ func (o *StatusOptions) Complete(cmd *cobra.Command) error {
 	if o.timeout, err = requestTimeout(cmd, o.getter); err != nil {
 		return err
 	}
-	if o.output() != "" {
-		p, err := o.printFlags.ToPrinter()
-		if err != nil {
-			return err
-		}
-		o.printObj = p.PrintObj
+	if err := o.completePrinter(); err != nil {
+		return err
 	}
 	if f, ok := o.Out.(*os.File); ok {
 		o.terminal = isTerminal(f)
@@ -272,7 +302,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 			st = failed
 		} else {
 			if notice := continuity.Observe(st.Snapshot(), nil); notice != "" {
-				fmt.Fprintf(o.ErrOut, "watch: %s\n", notice)
+				fmt.Fprintf(o.ErrOut, "watch: %s\n", quote.Line(notice))
 			}
 			last = st
 		}
@@ -388,9 +418,7 @@ func (o *StatusOptions) scrapeAt(ctx context.Context, h metricscrape.Historian, 
 // in place on a terminal with --watch).
 func (o *StatusOptions) print(st *status.SchedulerStatus, frame int) error {
 	if !o.Watch {
-		for _, w := range st.Warnings {
-			fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
-		}
+		printWarnings(o.ErrOut, st.Warnings)
 	}
 	if o.printObj != nil {
 		return o.printObj(st, o.Out)
@@ -399,7 +427,7 @@ func (o *StatusOptions) print(st *status.SchedulerStatus, frame int) error {
 	if o.Watch {
 		fmt.Fprintf(&b, "Every %s: kubectl schedq status    %s\n\n", o.Interval, st.Time.Local().Format("15:04:05"))
 	}
-	if err := printStatusTable(&b, st, o.Watch); err != nil {
+	if err := printStatusTable(&b, st, tableOptions{wide: o.wide, warnings: o.Watch}); err != nil {
 		return err
 	}
 	text := b.String()

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/quote"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/status"
 )
 
@@ -17,17 +18,26 @@ import (
 // scheduler, its gates, the queues, then the busiest events, attempts and
 // signals.
 func PrintStatusTable(out io.Writer, st *status.SchedulerStatus) error {
-	return printStatusTable(out, st, false)
+	return printStatusTable(out, st, tableOptions{})
 }
 
-// printStatusTable writes the table; withWarnings adds the warnings to it
-// (a --watch frame), where a single status prints them on stderr.
-func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bool) error {
+// tableOptions choose what the status table holds.
+type tableOptions struct {
+	// wide (-o wide) adds the scheduler's commit, pod, node and Lease
+	// holder, and shows every incoming series, quiet ones too.
+	wide bool
+	// warnings adds the warnings to the table (a --watch frame), where a
+	// single status prints them on stderr.
+	warnings bool
+}
+
+// printStatusTable writes the table.
+func printStatusTable(out io.Writer, st *status.SchedulerStatus, opts tableOptions) error {
 	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
-	fmt.Fprintf(w, "SCHEDULER\t%s\n", schedulerLine(st))
-	fmt.Fprintf(w, "SOURCE\t%s\n", sourceLine(st.Source, st.Time.Time.Local().Format("2006-01-02 15:04:05")))
+	fmt.Fprintf(w, "SCHEDULER\t%s\n", schedulerLine(st, opts.wide))
+	fmt.Fprintf(w, "SOURCE\t%s\n", sourceLine(st.Source, st.Time.Time.Local().Format("2006-01-02 15:04:05"), opts.wide))
 	if len(st.Scheduler.Profiles) > 0 {
-		fmt.Fprintf(w, "PROFILES\t%s\n", strings.Join(st.Scheduler.Profiles, ", "))
+		fmt.Fprintf(w, "PROFILES\t%s\n", strings.Join(cells(st.Scheduler.Profiles), ", "))
 	}
 	if len(st.FeatureGates) > 0 {
 		gates := make([]string, len(st.FeatureGates))
@@ -51,7 +61,7 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bo
 	if len(st.QueuedEntities) > 0 {
 		ents := make([]string, len(st.QueuedEntities))
 		for i, e := range st.QueuedEntities {
-			ents[i] = fmt.Sprintf("%s %s %d", e.Queue, e.Type, e.Count)
+			ents[i] = fmt.Sprintf("%s %s %d", quote.Cell(e.Queue), quote.Cell(e.Type), e.Count)
 		}
 		fmt.Fprintf(w, "ENTITIES\t%s\n", strings.Join(ents, "  "))
 	}
@@ -70,10 +80,10 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bo
 	for _, in := range st.Incoming {
 		// Quiet series are noise once there are rates: show every moving
 		// one, and quiet ones only while fewer than five rows are shown.
-		if in.PerSecond != nil && *in.PerSecond == 0 && shown >= 5 {
+		if !opts.wide && in.PerSecond != nil && *in.PerSecond == 0 && shown >= 5 {
 			continue
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\n", in.Queue, in.Event, rateText(in.PerSecond), in.Total)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\n", quote.Cell(in.Queue), quote.Cell(in.Event), rateText(in.PerSecond), in.Total)
 		shown++
 	}
 	if len(st.Incoming) == 0 {
@@ -83,14 +93,14 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bo
 		return err
 	}
 	if hidden := len(st.Incoming) - shown; hidden > 0 {
-		fmt.Fprintf(out, "(%d quiet series not shown; -o yaml lists them all)\n", hidden)
+		fmt.Fprintf(out, "(%d quiet series not shown; -o wide lists them all)\n", hidden)
 	}
 
 	fmt.Fprintf(out, "\nATTEMPTS\n")
 	w = tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(w, "RESULT\tRATE/S\tTOTAL\n")
 	for _, a := range st.Attempts {
-		fmt.Fprintf(w, "%s\t%s\t%d\n", a.Result, rateText(a.PerSecond), a.Total)
+		fmt.Fprintf(w, "%s\t%s\t%d\n", quote.Cell(a.Result), rateText(a.PerSecond), a.Total)
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -114,38 +124,39 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bo
 		if sig.Severity == status.SeverityWarning {
 			mark = "!"
 		}
-		fmt.Fprintf(out, "%s %s: %s\n", mark, sig.Name, sig.Message)
+		fmt.Fprintf(out, "%s %s: %s\n", mark, sig.Name, quote.Line(sig.Message))
 	}
-	if len(st.Warnings) > 0 && withWarnings {
+	if len(st.Warnings) > 0 && opts.warnings {
 		fmt.Fprintln(out)
-		for _, w := range st.Warnings {
-			fmt.Fprintf(out, "warning: %s\n", w)
-		}
+		printWarnings(out, st.Warnings)
 	}
 	if st.Error != "" {
-		fmt.Fprintf(out, "\nerror: %s\n(showing the last good scrape; retrying)\n", st.Error)
+		fmt.Fprintf(out, "\nerror: %s\n(showing the last good scrape; retrying)\n", quote.Text(st.Error))
 	}
 	return nil
 }
 
-func schedulerLine(st *status.SchedulerStatus) string {
+func schedulerLine(st *status.SchedulerStatus, wide bool) string {
 	s := st.Scheduler
 	v := "kube-scheduler"
 	if s.Version != "" {
-		v += " " + s.Version
+		v += " " + quote.Cell(s.Version)
 	} else {
 		v += " (version not reported)"
 	}
 	var extra []string
 	if s.GoVersion != "" {
-		extra = append(extra, s.GoVersion)
+		extra = append(extra, quote.Cell(s.GoVersion))
 	}
 	if s.Platform != "" {
-		extra = append(extra, s.Platform)
+		extra = append(extra, quote.Cell(s.Platform))
+	}
+	if wide && s.GitCommit != "" {
+		extra = append(extra, "commit "+quote.Cell(s.GitCommit))
 	}
 	switch {
 	case s.ModelNote != "":
-		extra = append(extra, "queue model "+s.Model+": "+s.ModelNote)
+		extra = append(extra, "queue model "+s.Model+": "+quote.Line(s.ModelNote))
 	case s.Model != "":
 		extra = append(extra, "queue model "+s.Model)
 	}
@@ -162,7 +173,9 @@ func schedulerLine(st *status.SchedulerStatus) string {
 	return v
 }
 
-func sourceLine(o metricscrape.Origin, at string) string {
+func sourceLine(o metricscrape.Origin, at string, wide bool) string {
+	o.Address, o.Node, o.Target = quote.Cell(o.Address), quote.Cell(o.Node), quote.Cell(o.Target)
+	o.Pod, o.LeaseHolder = quote.Cell(o.Pod), quote.Cell(o.LeaseHolder)
 	var s string
 	switch o.Kind {
 	case metricscrape.OriginPortForward:
@@ -188,6 +201,17 @@ func sourceLine(o metricscrape.Origin, at string) string {
 	default:
 		s = o.Address
 	}
+	if wide {
+		if o.Pod != "" && !strings.Contains(o.Address, o.Pod) {
+			s += ", pod " + o.Pod
+		}
+		if o.Node != "" && o.Kind != metricscrape.OriginPortForward {
+			s += ", node " + o.Node
+		}
+		if o.LeaseHolder != "" {
+			s += ", Lease holder " + o.LeaseHolder
+		}
+	}
 	return s + ", at " + at
 }
 
@@ -197,9 +221,9 @@ func gateText(g status.FeatureGateStatus) string {
 		state = "on"
 	}
 	if g.Stage != "" {
-		return fmt.Sprintf("%s=%s (%s)", g.Name, state, g.Stage)
+		return fmt.Sprintf("%s=%s (%s)", quote.Cell(g.Name), state, quote.Cell(g.Stage))
 	}
-	return fmt.Sprintf("%s=%s", g.Name, state)
+	return fmt.Sprintf("%s=%s", quote.Cell(g.Name), state)
 }
 
 func rateText(r *float64) string {
@@ -207,6 +231,23 @@ func rateText(r *float64) string {
 		return "-"
 	}
 	return status.FormatRate(*r)
+}
+
+// printWarnings writes each warning on a line of its own, quoted: they
+// name series, files and servers' answers.
+func printWarnings(w io.Writer, warnings []string) {
+	for _, warning := range warnings {
+		fmt.Fprintf(w, "warning: %s\n", quote.Line(warning))
+	}
+}
+
+// cells quotes each of values as a cell.
+func cells(values []string) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = quote.Cell(v)
+	}
+	return out
 }
 
 // isTerminal reports whether f is a terminal.

@@ -122,7 +122,9 @@ func TestStatusOptions_Validate(t *testing.T) {
 		{name: "header without prometheus", set: func(o *StatusOptions) { _ = o.PrometheusHeaders.Set("X-Scope-OrgID: a") }, wantErr: "--prometheus-header needs --prometheus-url"},
 		{name: "CA without prometheus", set: func(o *StatusOptions) { o.PrometheusCertificateAuthority = "ca" }, wantErr: "--prometheus-certificate-authority needs --prometheus-url"},
 		{name: "watch a file", set: func(o *StatusOptions) { o.Watch, o.MetricsFile = true, "f" }, wantErr: "--watch and --metrics-file"},
-		{name: "-o name", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "name" }, wantErr: "allowed formats are"},
+		{name: "-o name", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "name" }, wantErr: "-o name: status describes the scheduler's queue, which has no object name; status takes wide, json, yaml"},
+		{name: "-o bogus", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "bogus" }, wantErr: "-o bogus: unknown output format; status takes wide, json, yaml"},
+		{name: "-o wide", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "wide" }},
 		{name: "-o json", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "json" }},
 		{name: "-o jsonpath", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "jsonpath={.pending.total}" }},
 	}
@@ -141,6 +143,23 @@ func TestStatusOptions_Validate(t *testing.T) {
 				t.Fatalf("Validate() = %v, want %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestStatus_outputFormats: -h lists exactly the -o values that work.
+func TestStatus_outputFormats(t *testing.T) {
+	cmd := NewCmdStatus(genericclioptions.NewTestConfigFlags(), genericiooptions.NewTestIOStreamsDiscard())
+	usage := cmd.Flags().Lookup("output").Usage
+	listed := strings.Split(strings.TrimSuffix(strings.TrimPrefix(usage, "Output format. One of: ("), ")"), ", ")
+	if len(listed) < 3 || listed[0] != "wide" || strings.Contains(usage, "name") {
+		t.Fatalf("-o help %q, want wide and the printers, without name", usage)
+	}
+	for _, f := range listed {
+		o, _ := newTestStatusOptions(nil, nil)
+		*o.printFlags.OutputFormat = f
+		if err := o.Validate(); err != nil && strings.Contains(err.Error(), "unknown output format") {
+			t.Errorf("-o %s is listed in -h but refused: %v", f, err)
+		}
 	}
 }
 
@@ -318,6 +337,21 @@ func TestPrintStatusTable(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
+	}
+
+	// -o wide: every series, quiet ones too, and the scheduler's commit.
+	var wide bytes.Buffer
+	if err := printStatusTable(&wide, st, tableOptions{wide: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "quiet series not shown; -o wide lists them all") || strings.Contains(wide.String(), "quiet series") {
+		t.Errorf("the table hides no quiet series, or the wide one does:\n%s\n%s", out, wide.String())
+	}
+	if got, want := strings.Count(wide.String(), "\n"), strings.Count(out, "\n"); got <= want {
+		t.Errorf("wide table has %d lines, the table %d: want more", got, want)
+	}
+	if !strings.Contains(wide.String(), "linux/amd64, commit 0000000000000000000000000000000000000000, queue model v1.36") {
+		t.Errorf("wide table lacks the commit:\n%s", wide.String())
 	}
 
 	// One snapshot: totals, no rates, no rate-based signals.

@@ -68,3 +68,16 @@ func BenchmarkParseText(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseText_whole is the parse the stream replaced (parseWhole):
+// BenchmarkParseText over it is what reading as a stream costs.
+func BenchmarkParseText_whole(b *testing.B) {
+	data := readRecorded(b, "v1.36-settled.prom")
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseWhole("bench", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"sort"
 	"testing"
+	"testing/iotest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/prometheus/client_golang/api"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
@@ -214,6 +219,35 @@ func FuzzPrometheusAnswer(f *testing.F) {
 		from, to, err := prometheusAnswering(first).HeldSpan(context.Background(), at, 5*time.Minute)
 		if err == nil && from.After(to) {
 			t.Fatalf("HeldSpan = %s to %s: it ends before it starts", from, to)
+		}
+	})
+}
+
+// FuzzParseText_stream holds the stream to the whole parse: the same
+// Snapshot, or an error of the same kind on the same line. Where the whole
+// parse panics or takes a nameless {labels} for the previous line's series,
+// the stream refuses the line.
+func FuzzParseText_stream(f *testing.F) {
+	f.Add([]byte(smallExposition))
+	f.Add(readRecorded(f, "v1.36-idle.prom"))
+	f.Add([]byte("# TYPE h histogram\nh_bucket{le=\"1\"} 1\n{le=\"x\",\"scheduler_pending_pods\"} 2\n"))
+	f.Add([]byte("scheduler_pod_scheduling_attempts_bucket 3\n# TYPE scheduler_pod_scheduling_attempts histogram\nscheduler_pod_scheduling_attempts_bucket{le=\"1\"} 1\nscheduler_pending_pods 1\n"))
+	f.Add([]byte("# TYPE s summary\ns_count 1\n# HELP \"a b\" x\n{\"scheduler_pending_pods\",queue=\"active\"} 4\n"))
+	f.Add([]byte("# TYPE h histogram\nscheduler_pending_pods 1\n{\"h_bucket\",a=\"1\"} 1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := ParseText("fuzz", data)
+		// Read from a file or a pipe, the same.
+		fromReader, readerErr := ParseReader("fuzz", iotest.HalfReader(bytes.NewReader(data)))
+		if fmt.Sprint(err) != fmt.Sprint(readerErr) || !cmp.Equal(got, fromReader, cmpopts.EquateNaNs()) {
+			t.Fatalf("%q: ParseText and ParseReader differ:\n%v\n%v\n%s", data, err, readerErr, cmp.Diff(got, fromReader, cmpopts.EquateNaNs()))
+		}
+		var pe *ParseError
+		if errors.As(err, &pe) && pe.Msg == "no metric name in the label set" {
+			return // a nameless {labels}: see above
+		}
+		want, wantErr := parseWhole("fuzz", data)
+		if d := sameAnswer(want, got, wantErr, err); d != "" {
+			t.Fatalf("%q:\n%s", data, d)
 		}
 	})
 }

@@ -1,8 +1,6 @@
 package metricscrape
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 	"io"
@@ -277,35 +275,6 @@ func (e *NotSchedulerError) Error() string {
 	return b.String()
 }
 
-// ParseText reads a Prometheus text exposition of kube-scheduler's metrics
-// with prometheus/common's parser. source names the input in errors.
-func ParseText(source string, data []byte) (*Snapshot, error) {
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(data))
-	if err != nil {
-		return nil, parseError(source, data, err)
-	}
-	if err := checkTypes(source, data, families); err != nil {
-		return nil, err
-	}
-	return FromFamilies(source, families)
-}
-
-func parseError(source string, data []byte, err error) error {
-	var pe expfmt.ParseError
-	if !errors.As(err, &pe) {
-		return &ParseError{Source: source, Msg: err.Error()}
-	}
-	out := &ParseError{Source: source, Line: pe.Line, Msg: pe.Msg}
-	if pe.Line > 0 {
-		out.Text = lineOf(data, pe.Line)
-	}
-	if bytes.Contains(data, []byte("\r\n")) {
-		out.Msg += "; the exposition has CRLF (Windows) line endings, which the text format does not allow: convert them to LF (dos2unix FILE, or tr -d '\\r')"
-	}
-	return out
-}
-
 // familyTypes are the types kube-scheduler gives the families a Snapshot
 // reads. A # TYPE that says otherwise would read as other series (a
 // histogram's _bucket, _sum and _count) or as none, so it is an error;
@@ -324,66 +293,15 @@ var familyTypes = map[string]dto.MetricType{
 	LeaderElectionMasterStatusMetric: dto.MetricType_GAUGE,
 }
 
-// checkTypes refuses a family whose # TYPE contradicts the type
-// kube-scheduler gives it, naming the series and the line.
-func checkTypes(source string, data []byte, families map[string]*dto.MetricFamily) error {
-	for name, want := range familyTypes {
-		f, ok := families[name]
-		if !ok || f.GetType() == want || f.GetType() == dto.MetricType_UNTYPED {
-			continue
-		}
-		line := typeLine(data, name)
-		e := &ParseError{Source: source, Line: line, Msg: fmt.Sprintf("# TYPE %s %s: kube-scheduler's %s is a %s",
-			name, strings.ToLower(f.GetType().String()), name, strings.ToLower(want.String()))}
-		if line > 0 {
-			e.Text = lineOf(data, line)
-		}
-		return e
-	}
-	return nil
-}
-
-// typeLine is the 1-based line of name's # TYPE comment, 0 if none.
-func typeLine(data []byte, name string) int {
-	prefix := []byte("# TYPE " + name + " ")
-	for n := 1; len(data) > 0; n++ {
-		line := data
-		if nl := bytes.IndexByte(data, '\n'); nl >= 0 {
-			line, data = data[:nl], data[nl+1:]
-		} else {
-			data = nil
-		}
-		if bytes.HasPrefix(line, prefix) {
-			return n
-		}
-	}
-	return 0
-}
-
-// lineOf returns the n-th line (1-based) of data, shortened to 120 bytes.
-func lineOf(data []byte, n int) string {
-	for i := 1; i < n; i++ {
-		nl := bytes.IndexByte(data, '\n')
-		if nl < 0 {
-			return ""
-		}
-		data = data[nl+1:]
-	}
-	if nl := bytes.IndexByte(data, '\n'); nl >= 0 {
-		data = data[:nl]
-	}
-	const max = 120
-	if len(data) > max {
-		return string(data[:max]) + "…"
-	}
-	return string(data)
-}
-
 // FromFamilies builds a Snapshot from parsed metric families. It refuses
 // metrics that are not a kube-scheduler's.
 func FromFamilies(source string, families map[string]*dto.MetricFamily) (*Snapshot, error) {
 	if _, ok := families[PendingPodsMetric]; !ok {
-		return nil, notScheduler(source, families)
+		names := make([]string, 0, len(families))
+		for name := range families {
+			names = append(names, name)
+		}
+		return nil, notScheduler(source, names)
 	}
 	wanted := make([]*dto.MetricFamily, 0, len(wantedFamilies))
 	for name := range wantedFamilies {
@@ -395,21 +313,15 @@ func FromFamilies(source string, families map[string]*dto.MetricFamily) (*Snapsh
 	if err != nil {
 		return nil, &ParseError{Source: source, Msg: err.Error()}
 	}
-	snap, err := FromSamples(samples)
-	if err != nil {
+	b := newSnapshotBuilder()
+	if err := b.addAll(samples); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
-	for i, w := range snap.Warnings {
-		snap.Warnings[i] = source + ": " + w
-	}
-	return snap, nil
+	return b.snapshot(source), nil
 }
 
-func notScheduler(source string, families map[string]*dto.MetricFamily) error {
-	names := make([]string, 0, len(families))
-	for name := range families {
-		names = append(names, name)
-	}
+// notScheduler says what the metrics of the families names look like.
+func notScheduler(source string, names []string) error {
 	sort.Strings(names)
 	e := &NotSchedulerError{Source: source, Families: len(names)}
 	has := func(prefix string) bool {
@@ -455,120 +367,167 @@ func notScheduler(source string, families map[string]*dto.MetricFamily) error {
 // series given twice are errors; a negative gauge and a queue label the
 // scheduler does not use are kept, with a warning.
 func FromSamples(samples model.Vector) (*Snapshot, error) {
-	s := &Snapshot{
-		Pending:               map[string]float64{},
-		Incoming:              map[QueueEvent]float64{},
-		Attempts:              map[string]float64{},
-		UnschedulableByPlugin: map[string]float64{},
-		InFlightEvents:        map[string]float64{},
-		QueuedEntities:        map[QueueType]float64{},
-		SLI:                   map[string]Histogram{},
-		FeatureGates:          map[string]FeatureGate{},
+	b := newSnapshotBuilder()
+	if err := b.addAll(samples); err != nil {
+		return nil, err
 	}
-	profiles := map[string]bool{}
-	sli := map[string]*histogramBuilder{}
-	var attemptsHist histogramBuilder
-	seen := map[model.Fingerprint]bool{}
+	return b.snapshot(""), nil
+}
+
+// snapshotBuilder builds a Snapshot sample by sample, so that a stream of
+// samples needs no more memory than the Snapshot and the series seen.
+type snapshotBuilder struct {
+	s            *Snapshot
+	profiles     map[string]bool
+	sli          map[string]*histogramBuilder
+	attemptsHist histogramBuilder
+	seen         map[model.Fingerprint]bool
+}
+
+func newSnapshotBuilder() *snapshotBuilder {
+	return &snapshotBuilder{
+		s: &Snapshot{
+			Pending:               map[string]float64{},
+			Incoming:              map[QueueEvent]float64{},
+			Attempts:              map[string]float64{},
+			UnschedulableByPlugin: map[string]float64{},
+			InFlightEvents:        map[string]float64{},
+			QueuedEntities:        map[QueueType]float64{},
+			SLI:                   map[string]Histogram{},
+			FeatureGates:          map[string]FeatureGate{},
+		},
+		profiles: map[string]bool{},
+		sli:      map[string]*histogramBuilder{},
+		seen:     map[model.Fingerprint]bool{},
+	}
+}
+
+func (b *snapshotBuilder) addAll(samples model.Vector) error {
 	for _, smp := range samples {
-		if smp == nil {
-			continue
+		if err := b.add(smp); err != nil {
+			return err
 		}
-		name := string(smp.Metric[model.MetricNameLabel])
-		v := float64(smp.Value)
-		label := func(l string) string { return string(smp.Metric[model.LabelName(l)]) }
+	}
+	return nil
+}
 
-		base, suffix := name, ""
-		for _, suf := range []string{histogramBucketSuffix, histogramSumSuffix, histogramCountSuffix} {
-			if strings.HasSuffix(name, suf) {
-				if b := strings.TrimSuffix(name, suf); b == PodSchedulingSLIDurationMetric || b == PodSchedulingAttemptsMetric {
-					base, suffix = b, suf
-				}
-			}
-		}
-		if !wantedFamilies[base] {
-			continue
-		}
-		// Every value must be finite; counters and histogram counts must not
-		// be negative. Gauges may be: an upstream accounting bug is worth
-		// showing, not hiding.
-		switch {
-		case math.IsNaN(v) || math.IsInf(v, 0) || (v < 0 && isCount(base, suffix)):
-			return nil, fmt.Errorf("%s has value %v", describeSample(smp), v)
-		case math.Abs(v) > maxCount && base != PodSchedulingSLIDurationMetric:
-			return nil, fmt.Errorf("%s has value %v, beyond any count", describeSample(smp), v)
-		case v < 0:
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s has value %v: a count below zero (an accounting bug in the scheduler?)", describeSample(smp), v))
-		}
-		if fp := smp.Metric.Fingerprint(); seen[fp] {
-			return nil, fmt.Errorf("%s is given twice", describeSample(smp))
-		} else {
-			seen[fp] = true
-		}
+func (b *snapshotBuilder) add(smp *model.Sample) error {
+	if smp == nil {
+		return nil
+	}
+	s := b.s
+	name := string(smp.Metric[model.MetricNameLabel])
+	v := float64(smp.Value)
+	label := func(l string) string { return string(smp.Metric[model.LabelName(l)]) }
 
-		switch base {
-		case PendingPodsMetric:
-			q := label(QueueLabel)
-			if !knownQueue(q) {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: queue %q is not one the scheduler reports (%s); it is counted in no queue", describeSample(smp), q, strings.Join(KnownQueues, ", ")))
-			}
-			s.Pending[q] += v
-		case QueueIncomingPodsMetric:
-			s.Incoming[QueueEvent{Queue: label(QueueLabel), Event: label(EventLabel)}] += v
-		case ScheduleAttemptsMetric:
-			s.Attempts[label(ResultLabel)] += v
-			if p := label(ProfileLabel); p != "" {
-				profiles[p] = true
-			}
-		case UnschedulablePodsMetric:
-			s.UnschedulableByPlugin[label(PluginLabel)] += v
-		case InFlightEventsMetric:
-			s.InFlightEvents[label(EventLabel)] += v
-		case QueuedEntitiesMetric:
-			s.QueuedEntities[QueueType{Queue: label(QueueLabel), Type: label(TypeLabel)}] += v
-		case PodScheduledAfterFlushMetric:
-			total := v
-			if s.ScheduledAfterFlush != nil {
-				total += *s.ScheduledAfterFlush
-			}
-			s.ScheduledAfterFlush = &total
-		case FeatureEnabledMetric:
-			s.FeatureGates[label(NameLabel)] = FeatureGate{Enabled: v > 0, Stage: label(StageLabel)}
-		case BuildInfoMetric:
-			s.Build = BuildInfo{
-				GitVersion: label(GitVersionLabel),
-				GitCommit:  label(GitCommitLabel),
-				GoVersion:  label(GoVersionLabel),
-				Platform:   label(PlatformLabel),
-			}
-		case LeaderElectionMasterStatusMetric:
-			if label(leaseNameLabel) == SchedulerLeaseName {
-				leader := v > 0
-				s.Leader = &leader
-			}
-		case PodSchedulingSLIDurationMetric:
-			a := label(AttemptsLabel)
-			if sli[a] == nil {
-				sli[a] = &histogramBuilder{}
-			}
-			if err := sli[a].add(suffix, smp); err != nil {
-				return nil, err
-			}
-		case PodSchedulingAttemptsMetric:
-			if err := attemptsHist.add(suffix, smp); err != nil {
-				return nil, err
+	base, suffix := name, ""
+	for _, suf := range []string{histogramBucketSuffix, histogramSumSuffix, histogramCountSuffix} {
+		if strings.HasSuffix(name, suf) {
+			if b := strings.TrimSuffix(name, suf); b == PodSchedulingSLIDurationMetric || b == PodSchedulingAttemptsMetric {
+				base, suffix = b, suf
 			}
 		}
 	}
-	for p := range profiles {
+	if !wantedFamilies[base] {
+		return nil
+	}
+	// Every value must be finite; counters and histogram counts must not
+	// be negative. Gauges may be: an upstream accounting bug is worth
+	// showing, not hiding.
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0) || (v < 0 && isCount(base, suffix)):
+		return fmt.Errorf("%s has value %v", describeSample(smp), v)
+	case math.Abs(v) > maxCount && base != PodSchedulingSLIDurationMetric:
+		return fmt.Errorf("%s has value %v, beyond any count", describeSample(smp), v)
+	case v < 0:
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s has value %v: a count below zero (an accounting bug in the scheduler?)", describeSample(smp), v))
+	}
+	if fp := smp.Metric.Fingerprint(); b.seen[fp] {
+		return fmt.Errorf("%s is given twice", describeSample(smp))
+	} else {
+		b.seen[fp] = true
+	}
+	if len(b.seen) > maxSnapshotSeries {
+		return fmt.Errorf("more than %d series of the scheduler's queue metrics (%s, …; a kube-scheduler has a few thousand): this is not one kube-scheduler's metrics", maxSnapshotSeries, describeSample(smp))
+	}
+
+	switch base {
+	case PendingPodsMetric:
+		q := label(QueueLabel)
+		if !knownQueue(q) {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: queue %q is not one the scheduler reports (%s); it is counted in no queue", describeSample(smp), q, strings.Join(KnownQueues, ", ")))
+		}
+		s.Pending[q] += v
+	case QueueIncomingPodsMetric:
+		s.Incoming[QueueEvent{Queue: label(QueueLabel), Event: label(EventLabel)}] += v
+	case ScheduleAttemptsMetric:
+		s.Attempts[label(ResultLabel)] += v
+		if p := label(ProfileLabel); p != "" {
+			b.profiles[p] = true
+		}
+	case UnschedulablePodsMetric:
+		s.UnschedulableByPlugin[label(PluginLabel)] += v
+	case InFlightEventsMetric:
+		s.InFlightEvents[label(EventLabel)] += v
+	case QueuedEntitiesMetric:
+		s.QueuedEntities[QueueType{Queue: label(QueueLabel), Type: label(TypeLabel)}] += v
+	case PodScheduledAfterFlushMetric:
+		total := v
+		if s.ScheduledAfterFlush != nil {
+			total += *s.ScheduledAfterFlush
+		}
+		s.ScheduledAfterFlush = &total
+	case FeatureEnabledMetric:
+		s.FeatureGates[label(NameLabel)] = FeatureGate{Enabled: v > 0, Stage: label(StageLabel)}
+	case BuildInfoMetric:
+		s.Build = BuildInfo{
+			GitVersion: label(GitVersionLabel),
+			GitCommit:  label(GitCommitLabel),
+			GoVersion:  label(GoVersionLabel),
+			Platform:   label(PlatformLabel),
+		}
+	case LeaderElectionMasterStatusMetric:
+		if label(leaseNameLabel) == SchedulerLeaseName {
+			leader := v > 0
+			s.Leader = &leader
+		}
+	case PodSchedulingSLIDurationMetric:
+		a := label(AttemptsLabel)
+		if b.sli[a] == nil {
+			b.sli[a] = &histogramBuilder{}
+		}
+		return b.sli[a].add(suffix, smp)
+	case PodSchedulingAttemptsMetric:
+		return b.attemptsHist.add(suffix, smp)
+	}
+	return nil
+}
+
+// snapshot is what the samples gave; source, when not empty, prefixes the
+// warnings.
+func (b *snapshotBuilder) snapshot(source string) *Snapshot {
+	s := b.s
+	for p := range b.profiles {
 		s.Profiles = append(s.Profiles, p)
 	}
 	sort.Strings(s.Profiles)
-	for a, b := range sli {
-		s.SLI[a] = b.histogram()
+	for a, h := range b.sli {
+		s.SLI[a] = h.histogram()
 	}
-	s.PodSchedulingAttempts = attemptsHist.histogram()
-	return s, nil
+	s.PodSchedulingAttempts = b.attemptsHist.histogram()
+	if source != "" {
+		for i, w := range s.Warnings {
+			s.Warnings[i] = source + ": " + w
+		}
+	}
+	return s
 }
+
+// maxSnapshotSeries bounds the series a Snapshot is built from, and so its
+// memory: a kube-scheduler has a few thousand (its feature gates, the SLI
+// histogram's buckets by attempts and profile, events by queue), a
+// Prometheus server's answer for a few of them federated several times that.
+const maxSnapshotSeries = 100_000
 
 // maxCount is the largest count a float64 holds exactly; a count beyond it
 // is not a count.

@@ -314,15 +314,17 @@ func TestHistogram_Quantile(t *testing.T) {
 	}
 }
 
-func TestLineOf(t *testing.T) {
-	data := []byte("a\nbb\n" + strings.Repeat("x", 200) + "\n")
-	if got := lineOf(data, 2); got != "bb" {
-		t.Errorf("lineOf(2) = %q", got)
+func TestShorten(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"bb\n", "bb"},
+		{"bb\r\n", "bb"},
+		{strings.Repeat("x", 200) + "\n", strings.Repeat("x", maxErrorLineBytes) + "…"},
+		// Cut at a character's start, not inside one.
+		{strings.Repeat("x", maxErrorLineBytes-1) + "é", strings.Repeat("x", maxErrorLineBytes-1) + "…"},
 	}
-	if got := lineOf(data, 3); len(got) > 125 || !strings.HasSuffix(got, "…") {
-		t.Errorf("lineOf(3) = %q, want it shortened", got)
-	}
-	if got := lineOf(data, 9); got != "" {
-		t.Errorf("lineOf(9) = %q, want empty", got)
+	for _, tc := range tests {
+		if got := shorten([]byte(tc.in)); got != tc.want {
+			t.Errorf("shorten(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

@@ -135,10 +135,21 @@ type FileSource struct {
 }
 
 // Scrape implements Source. The snapshot's time is the file's modification
-// time, or now for stdin.
+// time, or now for stdin. The text is read as a stream (ParseReader), at
+// most maxExpositionBytes of it, until ctx ends.
 func (s *FileSource) Scrape(ctx context.Context) (*Snapshot, error) {
 	if s.Path == "-" {
-		return s.scrapeStdin()
+		in := s.Stdin
+		if in == nil {
+			in = os.Stdin
+		}
+		snap, err := parseCapped(ctx, s.String(), in)
+		if err != nil {
+			return nil, err
+		}
+		snap.Time = time.Now()
+		snap.Origin = Origin{Kind: OriginFile, Address: s.String()}
+		return snap, nil
 	}
 	f, err := os.Open(s.Path)
 	if err != nil {
@@ -149,14 +160,7 @@ func (s *FileSource) Scrape(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := readAllLimited(f, maxExpositionBytes, s.Path)
-	if err != nil {
-		if bound.IsTooLarge(err) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s: %w", s.Path, err)
-	}
-	snap, err := ParseText(s.Path, data)
+	snap, err := parseCapped(ctx, s.Path, f)
 	if err != nil {
 		return nil, err
 	}
@@ -165,25 +169,43 @@ func (s *FileSource) Scrape(ctx context.Context) (*Snapshot, error) {
 	return snap, nil
 }
 
-func (s *FileSource) scrapeStdin() (*Snapshot, error) {
-	in := s.Stdin
-	if in == nil {
-		in = os.Stdin
+// parseCapped parses the exposition r, named name, reading at most
+// maxExpositionBytes of it; it stops when ctx ends, closing r if it can so
+// that a read that waits (a pipe, a terminal) returns.
+func parseCapped(ctx context.Context, name string, r io.Reader) (*Snapshot, error) {
+	if c, ok := r.(io.Closer); ok && ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() { _ = c.Close() })
+		defer stop()
 	}
-	data, err := readAllLimited(in, maxExpositionBytes, s.String())
-	if err != nil {
-		if bound.IsTooLarge(err) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s: %w", s, err)
+	in := &readerOf{ctx: ctx, r: bound.NewReader(r, maxExpositionBytes, name)}
+	snap, err := ParseReader(name, in)
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case bound.IsTooLarge(err):
+		return nil, fmt.Errorf("%w: this is not a kube-scheduler's /metrics", err)
+	case err != nil && in.err != nil && errors.Is(err, in.err):
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	snap, err := ParseText(s.String(), data)
-	if err != nil {
-		return nil, err
+	return snap, err
+}
+
+// readerOf reads r until ctx ends, and remembers the error of r.
+type readerOf struct {
+	ctx context.Context
+	r   io.Reader
+	err error
+}
+
+func (c *readerOf) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
 	}
-	snap.Time = time.Now()
-	snap.Origin = Origin{Kind: OriginFile, Address: s.String()}
-	return snap, nil
+	n, err := c.r.Read(p)
+	if err != nil && err != io.EOF {
+		c.err = err
+	}
+	return n, err
 }
 
 func (s *FileSource) String() string {

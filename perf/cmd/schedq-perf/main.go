@@ -7,16 +7,17 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/cmd"
 )
 
 func main() {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	if err := newCmdSchedqPerf(streams).ExecuteContext(context.Background()); err != nil {
-		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		cmd.PrintError(os.Stderr, err)
 		os.Exit(1)
 	}
 }

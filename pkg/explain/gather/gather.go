@@ -37,9 +37,11 @@ type Request struct {
 	Namespace     string
 	AllNamespaces bool
 	// PodNames are the pods to explain; none: every pending pod of the
-	// namespace, or those Selector matches.
-	PodNames []string
-	Selector string
+	// namespace, or those Selector and FieldSelector match (kubectl's label
+	// and field selectors).
+	PodNames      []string
+	Selector      string
+	FieldSelector string
 	// SchedulerName is the profile whose pods are explained.
 	SchedulerName string
 	// Config is the scheduler's backoff and flush settings as the flags
@@ -89,7 +91,8 @@ func Gather(ctx context.Context, req Request) (*Result, error) {
 	failed := fields.OneTermEqualSelector("reason", explain.FailedSchedulingReason).String()
 	// Every pending pod counts (the queue metrics count all of them): with a
 	// name or a selector, they are listed besides the targets.
-	listAll := !req.AllNamespaces || req.Selector != ""
+	selected := req.Selector != "" || req.FieldSelector != ""
+	listAll := !req.AllNamespaces || selected
 	now := req.Now
 	// Every call is bounded, the scrape included.
 	limit := req.Timeout
@@ -117,8 +120,8 @@ func Gather(ctx context.Context, req Request) (*Result, error) {
 	run(func() {
 		opts := metav1.ListOptions{}
 		if len(req.PodNames) == 0 {
-			opts.LabelSelector = req.Selector
-			if req.Selector == "" {
+			opts.LabelSelector, opts.FieldSelector = req.Selector, req.FieldSelector
+			if !selected {
 				opts.FieldSelector = pending
 			}
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/quote"
 )
 
 // ChildCommand is the name of the hidden subcommand that runs one workload.
@@ -154,7 +155,7 @@ func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer) *runner.Res
 			msg += "\n" + reg.LeftBehind(set.Provider, spec.RunID)
 		}
 		res.Warnings = append(res.Warnings, msg)
-		fmt.Fprintf(stderr, "warning: %s\n", msg)
+		fmt.Fprintf(stderr, "warning: %s\n", quote.Text(msg))
 	}
 	if inst.Removed != "" {
 		res.Cleanup = fmt.Sprintf("%s in %.1fs", inst.Removed, time.Since(began).Seconds())

@@ -27,6 +27,7 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/report"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/quote"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 	"github.com/kubectl-schedq/kubectl-schedq/workloads"
 )
@@ -253,7 +254,7 @@ func (p *Plan) Run(ctx context.Context, interrupts <-chan os.Signal) error {
 			byVariant[vi] = append(byVariant[vi], res)
 			all = append(all, res)
 			if res.Error != "" {
-				fmt.Fprintf(o.Stderr, "error: %s\n", res.Error)
+				fmt.Fprintf(o.Stderr, "error: %s\n", quote.Text(res.Error))
 			}
 		}
 	}

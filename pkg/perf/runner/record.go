@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/quote"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
 
@@ -16,7 +17,7 @@ func (e *executor) warnf(format string, args ...any) {
 	e.warnMu.Lock()
 	defer e.warnMu.Unlock()
 	e.result.Warnings = append(e.result.Warnings, msg)
-	fmt.Fprintf(e.opts.Warnings, "warning: %s\n", msg)
+	fmt.Fprintf(e.opts.Warnings, "warning: %s\n", quote.Text(msg))
 }
 
 // bgError records the failure of something running in the background
