@@ -1,7 +1,10 @@
-// Package bound is how a command says that a network call ran out of its
-// time: one error type, TimeoutError, that names the call, its bound and the
-// flag that lengthens it, and the test of whether an error is a timeout at
-// all, whichever layer (context, net, client-go, API server) reported it.
+// Package bound keeps what a command waits for and what it reads within
+// bounds. Time: one error type, TimeoutError, that names the call, its
+// bound and the flag that lengthens it, and the test of whether an error is
+// a timeout at all, whichever layer (context, net, client-go, API server)
+// reported it. Size: ReadAll and ReadFile, the one capped reader every body
+// read whole goes through, which stops at its cap with a TooLargeError and
+// gives way when its context ends.
 package bound
 
 import (
