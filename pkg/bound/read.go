@@ -95,6 +95,9 @@ func ReadFile(ctx context.Context, path string, limit int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
 	}
+	if fi.Size() > limit { // known before reading; files of /proc say 0 and are read
+		return nil, fmt.Errorf("%s: %w", path, &TooLargeError{Limit: limit})
+	}
 	data, err := readAll(ctx, f, limit, fi.Size())
 	if err != nil && !errors.Is(err, context.Cause(ctx)) {
 		return nil, fmt.Errorf("%s: %w", path, err)

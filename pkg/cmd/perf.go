@@ -352,7 +352,14 @@ DIR/summary.txt. Nothing is run again.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cmd.SilenceUsage = true
-			table, err := run.Report(args[0], cfg.CommandPath+" report "+args[0])
+			// Ctrl-C ends a read that would not end by itself (a results.json
+			// on a FIFO, a hung file system).
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			table, err := run.Report(ctx, args[0], cfg.CommandPath+" report "+args[0])
+			if ctx.Err() != nil {
+				return run.ErrInterrupted
+			}
 			fmt.Fprint(streams.Out, table) // a failed run's table too
 			return err
 		},

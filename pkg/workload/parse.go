@@ -1,17 +1,18 @@
 package workload
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
 // File is a parsed and validated scheduler_perf config file.
@@ -82,24 +83,21 @@ func Load(path string) (*File, error) {
 // device or a wrong file must end in an error, not in memory exhausted.
 const MaxFileBytes = 16 << 20
 
-// readCapped reads the file at path, refusing more than MaxFileBytes.
+// readCapped reads the file at path, refusing more than MaxFileBytes and
+// anything but a regular file (a device, a FIFO).
 func readCapped(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+	data, err := bound.ReadFile(context.Background(), path, MaxFileBytes)
+	var notRegular *bound.NotRegularError
+	var tooLarge *bound.TooLargeError
+	switch {
+	case errors.As(err, &notRegular) && notRegular.Mode.IsDir():
 		return nil, fmt.Errorf("%s is a directory: give a scheduler_perf workload file", path)
+	case errors.As(err, &notRegular):
+		return nil, fmt.Errorf("%w: give a scheduler_perf workload file", err)
+	case errors.As(err, &tooLarge):
+		return nil, fmt.Errorf("%s: more than %d MiB: not a scheduler_perf workload file (the wrong file?)", path, MaxFileBytes>>20)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("%s: more than %d MiB: not a scheduler_perf workload file (a device, or the wrong file?)", path, MaxFileBytes>>20)
-	}
-	return data, nil
+	return data, err
 }
 
 // LoadFS is Load for a file of fsys (a workload embedded in the binary):

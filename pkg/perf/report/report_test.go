@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/outfile"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/collect"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 )
@@ -81,12 +82,17 @@ type perfDashData struct {
 // data, unit and labels, a Metric label, and the same label keys on every
 // item ("not applicable" where an item has no such label).
 func TestWriteDataItems_loadsAsPerfDashExpects(t *testing.T) {
-	dir := t.TempDir()
-	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	path, err := WriteDataItems(dir, "", "misc", at, []*runner.Result{sampleResult("", 1)})
+	dir, err := outfile.OpenDir(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer dir.Close()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	name, err := WriteDataItems(dir, "", "misc", at, []*runner.Result{sampleResult("", 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir.Path(), name)
 	if got, want := filepath.Base(path), "BenchmarkPerfScheduling_benchmark_misc_2026-01-02T03:04:05Z.json"; got != want {
 		t.Errorf("file name %q, want %q", got, want)
 	}

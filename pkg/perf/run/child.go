@@ -7,12 +7,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/outfile"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 )
@@ -33,7 +34,7 @@ const stopTimeout = 5 * time.Minute
 // writes its result where the spec says. The workload's failure is in the
 // result, not in the returned error.
 func RunChild(ctx context.Context, specPath string, stderr io.Writer) error {
-	data, err := os.ReadFile(specPath)
+	data, err := bound.ReadFile(ctx, specPath, maxSpecBytes)
 	if err != nil {
 		return err
 	}
@@ -55,27 +56,34 @@ func RunChild(ctx context.Context, specPath string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(spec.ResultPath, data, 0o600)
+	return outfile.WriteFile(spec.ResultPath, data, 0o600)
 }
+
+// maxSpecBytes caps the spec file a child reads: the run's settings and a
+// few names.
+const maxSpecBytes = 1 << 20
 
 func startCPUProfile(dir string, spec ChildSpec) (func(), error) {
 	name := spec.TestCase + "_" + spec.Workload
 	if spec.Variant.Name != "" {
 		name += "_" + spec.Variant.Name
 	}
-	name = strings.NewReplacer("/", "_", " ", "_", "=", "-").Replace(name) + ".cpu.pprof"
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.Create(filepath.Join(dir, name))
+	name = strings.NewReplacer("/", "_", `\\`, "_", " ", "_", "=", "-").Replace(name) + ".cpu.pprof"
+	d, err := outfile.OpenDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
+	f, err := d.Create(name, 0o644)
+	if err != nil {
+		d.Close()
 		return nil, err
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Discard()
+		d.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Commit(); d.Close() }, nil
 }
 
 func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer) *runner.Result {
@@ -136,6 +144,7 @@ func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer) *runner.Res
 		Parallelism:     set.Parallelism,
 		QueueInterval:   queueInterval,
 		Ledger:          inst.Ledger,
+		ProfileDir:      spec.ProfileDir,
 		Warnings:        stderr,
 	})
 	res = got

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/outfile"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/report"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
@@ -102,13 +104,15 @@ type Plan struct {
 	path     string
 	selected []*workload.Selected
 	variants []Variant
+	// profileDirs holds the directory of each result's CPU profiles.
+	profileDirs map[*runner.Result]string
 }
 
 // Prepare loads and validates everything before anything starts, so that a
 // mistake shows at once: the source, the flags against the provider, the
 // gate to compare, and every template the selected workloads name.
 func Prepare(o Options) (*Plan, error) {
-	p := &Plan{opts: o}
+	p := &Plan{opts: o, profileDirs: map[*runner.Result]string{}}
 	if o.Workload != "" && o.LabelFilterSet {
 		return nil, errors.New("--workload and --label-filter both select workloads: give one of them")
 	}
@@ -203,6 +207,9 @@ type ChildSpec struct {
 	Variant    Variant `json:"variant"`
 	RunID      string  `json:"runID"`
 	ResultPath string  `json:"resultPath"`
+	// ProfileDir receives the CPU profiles of the workload's
+	// startCollectingProfile ops; the parent moves them into --out.
+	ProfileDir string `json:"profileDir"`
 }
 
 // ErrInterrupted is returned by Run after SIGINT or SIGTERM.
@@ -341,6 +348,7 @@ func (p *Plan) runChild(ctx context.Context, hardStop <-chan struct{}, exe, tmp 
 		Variant:    v,
 		RunID:      id,
 		ResultPath: filepath.Join(tmp, id+".result.json"),
+		ProfileDir: filepath.Join(tmp, id+".profiles"),
 	}
 	failed := func(err error) *runner.Result {
 		return &runner.Result{Path: p.path, TestCase: s.TestCase, Workload: s.Workload, Variant: v.Name, Error: err.Error()}
@@ -350,7 +358,7 @@ func (p *Plan) runChild(ctx context.Context, hardStop <-chan struct{}, exe, tmp 
 	if err != nil {
 		return failed(err), nil
 	}
-	if err := os.WriteFile(specPath, data, 0o600); err != nil {
+	if err := outfile.WriteFile(specPath, data, 0o600); err != nil {
 		return failed(err), nil
 	}
 	cmd := exec.Command(exe, append(slices.Clone(o.ChildArgs), "--spec", specPath)...)
@@ -384,7 +392,8 @@ func (p *Plan) runChild(ctx context.Context, hardStop <-chan struct{}, exe, tmp 
 			waitErr = <-done
 		}
 	}
-	data, err = os.ReadFile(spec.ResultPath)
+	// The result is read also after an interrupt: not with the run's context.
+	data, err = bound.ReadFile(context.Background(), spec.ResultPath, report.MaxReadBytes)
 	if err != nil {
 		if waitErr == nil {
 			waitErr = errors.New("it wrote no result")
@@ -394,6 +403,9 @@ func (p *Plan) runChild(ctx context.Context, hardStop <-chan struct{}, exe, tmp 
 	res := &runner.Result{}
 	if err := json.Unmarshal(data, res); err != nil {
 		return failed(fmt.Errorf("result of %s/%s: %w", s.TestCase, s.Workload, err)), nil
+	}
+	if len(res.Profiles) > 0 {
+		p.profileDirs[res] = spec.ProfileDir
 	}
 	return res, nil
 }

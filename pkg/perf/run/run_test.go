@@ -37,7 +37,7 @@ func TestPrepare(t *testing.T) {
 		{"unknown workload", func(o *Options) { o.Workload = "1Node" }, `no test case has a workload "1Node"`},
 		{"unknown source", func(o *Options) { o.Source = "no-such" }, "neither a file nor an embedded workload"},
 		{"a missing file", func(o *Options) { o.Source = "dir/no-such.yaml" }, "no such file"},
-		{"a device", func(o *Options) { o.Source = "/dev/zero" }, "/dev/zero: more than 16 MiB: not a scheduler_perf workload file"},
+		{"a device", func(o *Options) { o.Source = "/dev/zero" }, "/dev/zero is a character device, not a regular file: give a scheduler_perf workload file"},
 		{"unknown cluster", func(o *Options) { o.Cluster = "minikube" }, `unknown cluster provider "minikube": want one of kind, kubeconfig`},
 		{"embedded is elsewhere", func(o *Options) { o.Cluster = provider.NameEmbedded }, "make build-perf"},
 		{"keep without kind", func(o *Options) {
