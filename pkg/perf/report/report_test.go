@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -281,5 +282,24 @@ func TestHTML_selfContained(t *testing.T) {
 func TestNiceTicks(t *testing.T) {
 	if diff := cmp.Diff([]float64{0, 20, 40, 60, 80, 100}, niceTicks(0, 97, 5)); diff != "" {
 		t.Errorf("(-want, +got):\n%s", diff)
+	}
+	// What a results.json may hold: each ends, with a few ticks at most.
+	for _, tc := range []struct{ lo, hi float64 }{
+		{1e17, 1e17 + 100}, // the step does not move a float64 this far out
+		{-1e308, 1e308},    // the span overflows
+		{math.Inf(-1), 1},
+		{0, math.NaN()},
+		{5, 5},
+	} {
+		done := make(chan []float64, 1)
+		go func() { done <- niceTicks(tc.lo, tc.hi, 5) }()
+		select {
+		case ticks := <-done:
+			if len(ticks) == 0 || len(ticks) > 13 {
+				t.Errorf("niceTicks(%g, %g) = %d ticks", tc.lo, tc.hi, len(ticks))
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("niceTicks(%g, %g) does not end", tc.lo, tc.hi)
+		}
 	}
 }

@@ -152,8 +152,11 @@ func (c Chart) SVG() string {
 func esc(s string) string { return html.EscapeString(s) }
 
 // niceTicks returns about n round tick values covering [lo, hi].
+// Values from a results.json may be anything: a span that is not a finite
+// positive number gets one tick, and at most 2n+2 ticks are made, since
+// far from zero a small step may not move a float64 at all.
 func niceTicks(lo, hi float64, n int) []float64 {
-	if hi <= lo {
+	if span := hi - lo; !(span > 0) || math.IsInf(span, 0) {
 		return []float64{lo}
 	}
 	raw := (hi - lo) / float64(n)
@@ -166,8 +169,11 @@ func niceTicks(lo, hi float64, n int) []float64 {
 		}
 	}
 	var ticks []float64
-	for t := math.Floor(lo/step) * step; t <= hi+step*1e-9; t += step {
+	for t := math.Floor(lo/step) * step; t <= hi+step*1e-9 && len(ticks) <= 2*n+2; t += step {
 		ticks = append(ticks, t)
+	}
+	if len(ticks) == 0 {
+		return []float64{lo}
 	}
 	if ticks[len(ticks)-1] < hi {
 		ticks = append(ticks, ticks[len(ticks)-1]+step)

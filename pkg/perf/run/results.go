@@ -167,6 +167,21 @@ func DecodeResults(data []byte) ([]*runner.Result, error) {
 // WriteReport writes the table (summary.txt) and the HTML report of h's
 // results into dir, and returns the table and the files' names.
 func WriteReport(dir *outfile.Dir, h report.HTML) (string, []string, error) {
+	table, err := Table(h)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := dir.Write("report.html", 0o644, h.Write); err != nil {
+		return "", nil, err
+	}
+	if err := dir.WriteFile("summary.txt", []byte(table), 0o644); err != nil {
+		return "", nil, err
+	}
+	return table, []string{"report.html"}, nil
+}
+
+// Table is the table of h's results: side by side when h compares a gate.
+func Table(h report.HTML) (string, error) {
 	var table bytes.Buffer
 	var err error
 	if h.Gate != "" {
@@ -174,16 +189,23 @@ func WriteReport(dir *outfile.Dir, h report.HTML) (string, []string, error) {
 	} else {
 		err = report.WriteSummaryTable(&table, h.Results)
 	}
-	if err != nil {
-		return "", nil, err
+	return table.String(), err
+}
+
+// ReportOf is the report of a finished run's results, as perf report
+// writes it; command is what it quotes.
+func ReportOf(all []*runner.Result, command string) report.HTML {
+	h := report.HTML{
+		Title:     "schedq-perf: " + filepath.Base(all[0].Path),
+		Command:   command,
+		Generated: time.Now(),
+		Host:      HostInfo(),
+		Results:   all,
 	}
-	if err := dir.Write("report.html", 0o644, h.Write); err != nil {
-		return "", nil, err
+	if gate, on, off, ok := ComparedGate(all); ok {
+		h.Gate, h.Pairs = gate, report.PairResults(on, off)
 	}
-	if err := dir.WriteFile("summary.txt", table.Bytes(), 0o644); err != nil {
-		return "", nil, err
-	}
-	return table.String(), []string{"report.html"}, nil
+	return h
 }
 
 // Report reads DIR/results.json, rewrites DIR's report.html and
@@ -204,17 +226,7 @@ func Report(ctx context.Context, dir, command string) (string, error) {
 		return "", err
 	}
 	defer d.Close()
-	h := report.HTML{
-		Title:     "schedq-perf: " + filepath.Base(all[0].Path),
-		Command:   command,
-		Generated: time.Now(),
-		Host:      HostInfo(),
-		Results:   all,
-	}
-	if gate, on, off, ok := ComparedGate(all); ok {
-		h.Gate, h.Pairs = gate, report.PairResults(on, off)
-	}
-	table, _, err := WriteReport(d, h)
+	table, _, err := WriteReport(d, ReportOf(all, command))
 	if err != nil {
 		return "", err
 	}
