@@ -263,7 +263,13 @@ func (o *PerfRunOptions) delegate(binary string) error {
 	fmt.Fprintf(o.ErrOut, "--cluster %s: running %s %s\n", o.opts.Cluster, binary, strings.Join(args, " "))
 	c := exec.Command(binary, args...)
 	c.Stdin, c.Stdout, c.Stderr = o.In, o.Out, o.ErrOut
-	if err := c.Run(); err != nil {
+	// Killed, this process takes the other with it, which then cleans up
+	// as on an interrupt.
+	done, err := run.StartChild(c)
+	if err == nil {
+		err = <-done
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", binary, err)
 	}
 	return nil

@@ -44,6 +44,11 @@ func RunChild(ctx context.Context, specPath string, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, stopWatching, parentGone := watchParent(ctx)
+	defer stopWatching()
+	// Cleaning up matters more than saying so: a write to a stderr whose
+	// reader died with the parent must fail, not end this process.
+	ignoreBrokenPipe()
 	if dir := os.Getenv(CPUProfileEnv); dir != "" {
 		stopProfile, err := startCPUProfile(dir, spec)
 		if err != nil {
@@ -51,7 +56,11 @@ func RunChild(ctx context.Context, specPath string, stderr io.Writer) error {
 		}
 		defer stopProfile()
 	}
-	res := runChild(ctx, spec, stderr)
+	res := runChild(ctx, spec, stderr, parentGone)
+	if parentGone() {
+		removeRunTempDir(specPath)
+		return errParentGone
+	}
 	data, err = json.Marshal(res)
 	if err != nil {
 		return err
@@ -86,7 +95,7 @@ func startCPUProfile(dir string, spec ChildSpec) (func(), error) {
 	return func() { pprof.StopCPUProfile(); _ = f.Commit(); d.Close() }, nil
 }
 
-func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer) *runner.Result {
+func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer, parentGone func() bool) *runner.Result {
 	set := spec.Settings
 	res := &runner.Result{Path: set.Source, TestCase: spec.TestCase, Workload: spec.Workload, Variant: spec.Variant.Name}
 	fail := func(err error) *runner.Result {
@@ -151,7 +160,10 @@ func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer) *runner.Res
 	res.FeatureGates, res.EmulationVersion, res.StartupDuration = gates, emulation, inst.StartDuration
 	// Clean up whatever happened, also after an interrupt.
 	interrupted := ctx.Err() != nil
-	if interrupted {
+	switch {
+	case interrupted && parentGone():
+		fmt.Fprintf(stderr, "%s: %v: cleaning up\n", name, errParentGone)
+	case interrupted:
 		fmt.Fprintf(stderr, "%s: interrupted: cleaning up (interrupt again to leave at once)\n", name)
 	}
 	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)

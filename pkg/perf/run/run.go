@@ -227,7 +227,7 @@ func (p *Plan) Run(ctx context.Context, interrupts <-chan os.Signal) error {
 		}
 		return o.Delegate(p.delegate)
 	}
-	tmp, err := os.MkdirTemp("", "schedq-perf-run-")
+	tmp, err := os.MkdirTemp("", tempDirPrefix)
 	if err != nil {
 		return err
 	}
@@ -370,11 +370,10 @@ func (p *Plan) runChild(ctx context.Context, hardStop <-chan struct{}, exe, tmp 
 	setProcessGroup(cmd)
 	// A grandchild that outlives the child must not hold Wait forever.
 	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
+	done, err := StartChild(cmd)
+	if err != nil {
 		return failed(fmt.Errorf("start %s: %w", exe, err)), nil
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	var waitErr error
 	select {
 	case waitErr = <-done:
