@@ -62,7 +62,7 @@ func TestRun_compare(t *testing.T) {
 			t.Errorf("stdout lacks %q", want)
 		}
 	}
-	for _, want := range []string{"op 4/4 createPods", "starting an embedded control plane"} {
+	for _, want := range []string{"op 3 (4th of 4) createPods", "starting an embedded control plane"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q", want)
 		}

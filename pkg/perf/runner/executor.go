@@ -209,9 +209,13 @@ func (e *executor) runOp(ctx context.Context, op workload.Op, p *OpProgress, sta
 	case *workload.Barrier:
 		return e.barrier(ctx, op, p)
 	case *workload.Sleep:
+		t := time.NewTimer(op.Duration)
+		defer t.Stop()
 		select {
 		case <-ctx.Done():
-		case <-time.After(op.Duration):
+			// An interrupt during the sleep is the sleep's, not the next op's.
+			return "", context.Cause(ctx)
+		case <-t.C:
 		}
 		return "", nil
 	case *workload.StartCollectingMetrics:
