@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -83,11 +84,32 @@ func ReadAll(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
 // device such as /dev/zero never ends, and a FIFO may never answer, so
 // neither is opened for reading in earnest. Errors name path.
 func ReadFile(ctx context.Context, path string, limit int64) ([]byte, error) {
-	f, err := openForRead(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return readOpened(ctx, f, path, limit)
+}
+
+// ReadFileIn is ReadFile for name inside root: neither name nor a link on
+// its way may lead outside root (os.Root's rule).
+func ReadFileIn(ctx context.Context, root *os.Root, name string, limit int64) ([]byte, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	if pathErr, ok := err.(*os.PathError); ok {
+		// Named as the user knows it, not as the call inside the root.
+		pathErr.Op, pathErr.Path = "open", filepath.Join(root.Name(), name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readOpened(ctx, f, filepath.Join(root.Name(), name), limit)
+}
+
+// readOpened reads f, opened without waiting for a FIFO's writer, as
+// ReadFile does; path names it.
+func readOpened(ctx context.Context, f *os.File, path string, limit int64) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -168,10 +190,4 @@ func readChunks(ctx context.Context, r io.Reader, limit, size int64) ([]byte, er
 			return nil, err
 		}
 	}
-}
-
-// openForRead opens path for reading without waiting for a FIFO's writer,
-// so that its kind can be checked first.
-func openForRead(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
 }

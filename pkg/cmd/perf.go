@@ -158,6 +158,7 @@ once and prints what is left and the command that removes it.`,
 	f.StringVar(&o.opts.Cluster, "cluster", o.opts.Cluster, "where to run: kind, kubeconfig or embedded")
 	f.StringVar(&o.opts.Compare, "compare", o.opts.Compare, "run every workload with this feature gate on and off, e.g. SchedulerPopFromBackoffQ")
 	f.StringVar(&o.opts.Out, "out", o.opts.Out, "directory for the results")
+	f.StringVar(&o.opts.WorkloadRoot, "workload-root", o.opts.WorkloadRoot, "the directory the files FILE names (templates, scheduler configuration) must be in (default: the Go module or git repository holding FILE, else its directory)")
 	f.StringVar(&o.opts.Topic, "topic", o.opts.Topic, "threshold topic and DataItems file name part (default: the file's name, or its directory for performance-config.yaml)")
 	f.IntVar(&o.opts.Parallelism, "parallelism", o.opts.Parallelism, "goroutines that create pods and nodes (upstream: 30)")
 	f.BoolVar(&o.opts.NoSeries, "no-queue-series", o.opts.NoSeries, "do not sample the queue every second (one metrics read per second less)")

@@ -23,6 +23,10 @@ type File struct {
 	// file's own directory.
 	Dir       string
 	TestCases []*TestCase
+	// Root is the tree (absolute) the files the config names must lie in
+	// (DefaultRoot, or LoadWithin's); empty for a file of an fs.FS, which
+	// holds them itself.
+	Root string
 
 	readFile func(string) ([]byte, error)
 	// inFS says paths are an fs.FS's (slash-separated, never absolute).
@@ -69,13 +73,20 @@ type Workload struct {
 	index int
 }
 
-// Load reads and validates a scheduler_perf config file.
+// Load reads and validates a scheduler_perf config file. The files it
+// names must lie in DefaultRoot(path).
 func Load(path string) (*File, error) {
+	return LoadWithin(path, "")
+}
+
+// LoadWithin is Load with the files the config names confined to the tree
+// root instead ("" is DefaultRoot(path)).
+func LoadWithin(path, root string) (*File, error) {
 	data, err := readCapped(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	return parseWithin(path, root, data)
 }
 
 // MaxFileBytes caps a workload file and each file it names (templates,
@@ -87,6 +98,11 @@ const MaxFileBytes = 16 << 20
 // anything but a regular file (a device, a FIFO).
 func readCapped(path string) ([]byte, error) {
 	data, err := bound.ReadFile(context.Background(), path, MaxFileBytes)
+	return capErrors(path, data, err)
+}
+
+// capErrors says what the capped reader's refusals mean for a workload file.
+func capErrors(path string, data []byte, err error) ([]byte, error) {
 	var notRegular *bound.NotRegularError
 	var tooLarge *bound.TooLargeError
 	switch {
@@ -124,7 +140,20 @@ func LoadFS(fsys fs.FS, name string) (*File, error) {
 // An opcode upstream removed (createResourceDriver) is an error that names
 // its replacement. Errors are *Error.
 func Parse(path string, data []byte) (*File, error) {
-	return parseFile(&File{Path: path, Dir: filepath.Dir(path), readFile: readCapped}, data)
+	return parseWithin(path, "", data)
+}
+
+func parseWithin(path, root string, data []byte) (*File, error) {
+	if root == "" {
+		root = DefaultRoot(path)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Path: path, Dir: filepath.Dir(path), Root: abs}
+	f.readFile = f.readWithin
+	return parseFile(f, data)
 }
 
 func parseFile(f *File, data []byte) (*File, error) {

@@ -102,7 +102,7 @@ func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer, parentGone 
 		res.Error = err.Error()
 		return res
 	}
-	f, _, err := load(set.Source)
+	f, _, err := load(set.Source, set.WorkloadRoot)
 	if err != nil {
 		return fail(err)
 	}

@@ -42,6 +42,9 @@ type Settings struct {
 	// workloads.List) or FILE (any scheduler_perf config); Prepare makes a
 	// FILE's path absolute.
 	Source string `json:"source"`
+	// WorkloadRoot is the tree the files a FILE names must lie in
+	// (--workload-root; empty: workload.DefaultRoot).
+	WorkloadRoot string `json:"workloadRoot,omitempty"`
 
 	TestCase    string `json:"testCase,omitempty"`
 	Workload    string `json:"workload,omitempty"`
@@ -147,14 +150,20 @@ func Prepare(o Options) (*Plan, error) {
 	} else {
 		p.variants = []Variant{{}}
 	}
-	if p.file, p.path, err = load(o.Source); err != nil {
+	if p.file, p.path, err = load(o.Source, o.WorkloadRoot); err != nil {
 		return nil, err
+	}
+	if p.opts.WorkloadRoot != "" {
+		p.opts.WorkloadRoot = p.file.Root
 	}
 	p.opts.Source = p.path
 	if p.opts.Topic == "" {
 		p.opts.Topic = defaultTopic(p.path)
 	}
 	if p.selected, err = p.file.Select(o.TestCase, p.opts.Workload, p.opts.LabelFilter); err != nil {
+		if errors.As(err, new(*workload.OutsideRootError)) {
+			err = fmt.Errorf("%w: move the file into it, or name a tree that holds both with --workload-root DIR", err)
+		}
 		return nil, err
 	}
 	for _, s := range p.selected {
@@ -169,7 +178,7 @@ func Prepare(o Options) (*Plan, error) {
 // source resolved: FILE's absolute path or NAME. A path that exists wins
 // over a name, except a bare name, which is the embedded workload. The
 // parent and each workload's process decide with it alike.
-func load(source string) (f *workload.File, resolved string, err error) {
+func load(source, root string) (f *workload.File, resolved string, err error) {
 	bare := !strings.ContainsAny(source, `/\`) && filepath.Ext(source) == ""
 	if bare && workloads.Has(source) {
 		f, err := workloads.Load(source)
@@ -180,7 +189,7 @@ func load(source string) (f *workload.File, resolved string, err error) {
 		if err != nil {
 			return nil, "", err
 		}
-		f, err := workload.Load(abs)
+		f, err := workload.LoadWithin(abs, root)
 		return f, abs, err
 	}
 	return nil, "", fmt.Errorf("%q is neither a file nor an embedded workload (`perf list` shows them)", source)

@@ -38,7 +38,7 @@ func TestPrepare(t *testing.T) {
 		{"unknown source", func(o *Options) { o.Source = "no-such" }, "neither a file nor an embedded workload"},
 		{"a missing file", func(o *Options) { o.Source = "dir/no-such.yaml" }, "no such file"},
 		{"a device", func(o *Options) { o.Source = "/dev/zero" }, "/dev/zero is a character device, not a regular file: give a scheduler_perf workload file"},
-		{"unknown cluster", func(o *Options) { o.Cluster = "minikube" }, `unknown cluster provider "minikube": want one of kind, kubeconfig`},
+		{"unknown cluster", func(o *Options) { o.Cluster = "minikube" }, `unknown cluster provider "minikube": want one of embedded, kind, kubeconfig`},
 		{"embedded is elsewhere", func(o *Options) { o.Cluster = provider.NameEmbedded }, "make build-perf"},
 		{"keep without kind", func(o *Options) {
 			o.Cluster, o.Provider.Keep, o.Provider.AllowExisting = provider.NameKubeconfig, true, true
