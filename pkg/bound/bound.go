@@ -1,10 +1,11 @@
-// Package bound keeps what a command waits for and what it reads within
-// bounds. Time: one error type, TimeoutError, that names the call, its
-// bound and the flag that lengthens it, and the test of whether an error is
-// a timeout at all, whichever layer (context, net, client-go, API server)
-// reported it. Size: ReadAll and ReadFile, the one capped reader every body
-// read whole goes through, which stops at its cap with a TooLargeError and
-// gives way when its context ends.
+// Package bound keeps what a command reads within its bounds. In time: one
+// error type, TimeoutError, that names the call, its bound and the flag
+// that lengthens it, and the test of whether an error is a timeout at all,
+// whichever layer (context, net, client-go, API server) reported it. In
+// size: one capped reader (Reader, ReadAll, ReadAllContext) that every body
+// read from a file or the network goes through, failing at its cap with a
+// TooLargeError that names the source; ReadFile and ReadFileIn read a file
+// through it, refusing anything but a regular file.
 package bound
 
 import (

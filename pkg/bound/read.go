@@ -5,189 +5,124 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"time"
+	"sync"
 )
 
-// TooLargeError is a body that went past the cap of what is read of it.
+// TooLargeError is a body, file or stream larger than the cap on what is
+// read from it.
 type TooLargeError struct {
-	// Limit is the cap, in bytes.
+	// What names the source, e.g. "results.json" or "the answer of
+	// Prometheus at https://prom:9090/api/v1/query".
+	What  string
 	Limit int64
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("larger than %s, the most that is read of it", FormatBytes(e.Limit))
+	return fmt.Sprintf("%s: more than %s, the most that is read from it", e.What, FormatBytes(e.Limit))
 }
 
-// NotRegularError is a path that names something other than a regular file
-// (a directory, a device such as /dev/zero, a FIFO, a socket) where a file's
-// content is read whole.
-type NotRegularError struct {
-	Path string
-	Mode fs.FileMode
+// Reader reads from R at most Limit bytes and fails with a *TooLargeError
+// on the first byte beyond, where io.LimitReader would end silently and
+// leave a truncated body to be misread.
+type Reader struct {
+	R     io.Reader
+	Limit int64
+	// What names the source in the error.
+	What string
+	n    int64
 }
 
-func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s is %s, not a regular file", e.Path, describeMode(e.Mode))
+// NewReader returns a Reader of r capped at limit bytes.
+func NewReader(r io.Reader, limit int64, what string) *Reader {
+	return &Reader{R: r, Limit: limit, What: what}
 }
 
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "a special file"
+func (l *Reader) Read(p []byte) (int, error) {
+	if l.n > l.Limit {
+		return 0, l.tooLarge()
 	}
+	// Ask for one byte more than is left, to tell "ends at the cap" from
+	// "goes on beyond it".
+	if room := l.Limit - l.n + 1; int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := l.R.Read(p)
+	l.n += int64(n)
+	if l.n > l.Limit {
+		return n - int(l.n-l.Limit), l.tooLarge()
+	}
+	return n, err
 }
 
-// FormatBytes says n in the largest binary unit that divides it
-// ("64 MiB", "512 KiB", "100 bytes").
-func FormatBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
+func (l *Reader) tooLarge() error { return &TooLargeError{What: l.What, Limit: l.Limit} }
+
+// ReadCloser is a Reader that closes the underlying body.
+type ReadCloser struct {
+	Reader
+	io.Closer
 }
 
-// readChunk is how much is read between two looks at the context: small
-// enough that a source as fast as /dev/zero is stopped within milliseconds.
-const readChunk = 256 << 10
-
-// ReadAll reads r to its end and returns what it read. More than limit
-// bytes is a *TooLargeError, found on reading byte limit+1: memory stays
-// within about twice limit whatever r holds. When ctx ends, ReadAll returns
-// context.Cause(ctx) at once: a read that keeps returning data stops at the
-// next chunk, and one that blocks (a FIFO or a terminal nobody writes to)
-// is abandoned, and ended too where r has SetReadDeadline.
-func ReadAll(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
-	return readAll(ctx, r, limit, 0)
+// NewReadCloser caps rc (an HTTP response body) at limit bytes.
+func NewReadCloser(rc io.ReadCloser, limit int64, what string) *ReadCloser {
+	return &ReadCloser{Reader: Reader{R: rc, Limit: limit, What: what}, Closer: rc}
 }
 
-// ReadFile reads the regular file at path, at most limit bytes (more is a
-// *TooLargeError), as ReadAll does: interruptible through ctx. Anything but
-// a regular file is a *NotRegularError, found before a byte is read: a
-// device such as /dev/zero never ends, and a FIFO may never answer, so
-// neither is opened for reading in earnest. Errors name path.
-func ReadFile(ctx context.Context, path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readOpened(ctx, f, path, limit)
+// ReadAll reads r to its end, at most limit bytes; beyond, it fails with a
+// *TooLargeError naming what. Memory stays within about twice limit.
+func ReadAll(r io.Reader, limit int64, what string) ([]byte, error) {
+	return io.ReadAll(NewReader(r, limit, what))
 }
 
-// ReadFileIn is ReadFile for name inside root: neither name nor a link on
-// its way may lead outside root (os.Root's rule).
-func ReadFileIn(ctx context.Context, root *os.Root, name string, limit int64) ([]byte, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
-	if pathErr, ok := err.(*os.PathError); ok {
-		// Named as the user knows it, not as the call inside the root.
-		pathErr.Op, pathErr.Path = "open", filepath.Join(root.Name(), name)
+// ReadAllContext is ReadAll that also ends when ctx does (Ctrl-C): between
+// reads for a source that keeps producing (a device, a stream), and, when
+// r is an io.Closer (a file, a pipe, a response body), by closing r, so
+// that a read that waits for data returns. It then returns ctx's error.
+func ReadAllContext(ctx context.Context, r io.Reader, limit int64, what string) ([]byte, error) {
+	if ctx.Done() == nil {
+		return ReadAll(r, limit, what)
 	}
-	if err != nil {
-		return nil, err
+	if c, ok := r.(io.Closer); ok {
+		var closed sync.Once
+		stop := context.AfterFunc(ctx, func() { closed.Do(func() { _ = c.Close() }) })
+		defer stop()
 	}
-	defer f.Close()
-	return readOpened(ctx, f, filepath.Join(root.Name(), name), limit)
-}
-
-// readOpened reads f, opened without waiting for a FIFO's writer, as
-// ReadFile does; path names it.
-func readOpened(ctx context.Context, f *os.File, path string, limit int64) ([]byte, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
-	}
-	if fi.Size() > limit { // known before reading; files of /proc say 0 and are read
-		return nil, fmt.Errorf("%s: %w", path, &TooLargeError{Limit: limit})
-	}
-	data, err := readAll(ctx, f, limit, fi.Size())
-	if err != nil && !errors.Is(err, context.Cause(ctx)) {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	data, err := io.ReadAll(&ctxReader{ctx: ctx, r: NewReader(r, limit, what)})
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
 	return data, err
 }
 
-// readAll is ReadAll with the size the source says it has (0: unknown), to
-// size the buffer once.
-func readAll(ctx context.Context, r io.Reader, limit, size int64) ([]byte, error) {
-	if ctx.Done() == nil {
-		return readChunks(ctx, r, limit, size)
-	}
-	type result struct {
-		data []byte
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		data, err := readChunks(ctx, r, limit, size)
-		done <- result{data, err}
-	}()
-	select {
-	case res := <-done:
-		return res.data, res.err
-	case <-ctx.Done():
-		// A pollable file (a FIFO, a pipe) ends its blocked read now; any
-		// other leaves the goroutine until its read returns, which then
-		// stops at the context.
-		if d, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok {
-			_ = d.SetReadDeadline(time.Unix(1, 0))
-		}
-		return nil, context.Cause(ctx)
-	}
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
 }
 
-func readChunks(ctx context.Context, r io.Reader, limit, size int64) ([]byte, error) {
-	initial := int64(512)
-	if size > 0 {
-		initial = size + 1 // the extra byte finds the end without growing
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
 	}
-	buf := make([]byte, 0, min(initial, limit+1))
-	for {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		if len(buf) == cap(buf) {
-			if int64(len(buf)) > limit {
-				return nil, &TooLargeError{Limit: limit}
-			}
-			next := max(2*int64(cap(buf)), 512)
-			if next >= limit {
-				next = limit + 1 // one allocation at the cap, not one below it and one above
-			}
-			grown := make([]byte, len(buf), next)
-			copy(grown, buf)
-			buf = grown
-		}
-		n, err := r.Read(buf[len(buf):min(cap(buf), len(buf)+readChunk)])
-		buf = buf[:len(buf)+n]
-		if int64(len(buf)) > limit {
-			return nil, &TooLargeError{Limit: limit}
-		}
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	return c.r.Read(p)
+}
+
+// IsTooLarge reports whether err is a read that reached its cap.
+func IsTooLarge(err error) bool {
+	var tl *TooLargeError
+	return errors.As(err, &tl)
+}
+
+// FormatBytes writes n in the largest binary unit that divides it, or
+// with one decimal: 64 MiB, 4 KiB, 1.5 GiB, 100 B.
+func FormatBytes(n int64) string {
+	const unit = 1024
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	v, i := float64(n), 0
+	for v >= unit && i < len(units)-1 {
+		v /= unit
+		i++
 	}
+	if v == float64(int64(v)) {
+		return fmt.Sprintf("%d %s", int64(v), units[i])
+	}
+	return fmt.Sprintf("%.1f %s", v, units[i])
 }

@@ -1,20 +1,17 @@
 package bound
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
-// zeros reads as /dev/zero does: forever, as fast as asked.
+// zeros is an endless source, like /dev/zero or a server that streams
+// without end.
 type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) {
@@ -22,112 +19,104 @@ func (zeros) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func TestReadFile(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name string, size int) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, bytes.Repeat([]byte("x"), size), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "zero-link")
-	if err := os.Symlink("/dev/zero", link); err != nil {
-		t.Fatal(err)
-	}
-	const limit = 1000
+func TestReadAll(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		path    string
+		r       io.Reader
+		limit   int64
 		wantLen int
 		wantErr string
 	}{
-		{"empty", write("empty", 0), 0, ""},
-		{"under the cap", write("small", 999), 999, ""},
-		{"at the cap", write("at", limit), limit, ""},
-		{"one byte over", write("over", limit+1), 0, "over: larger than 1000 bytes, the most that is read of it"},
-		{"a device", "/dev/zero", 0, "/dev/zero is a character device, not a regular file"},
-		{"a link to a device", link, 0, "zero-link is a character device, not a regular file"},
-		{"a FIFO nobody writes to", fifo, 0, "fifo is a named pipe (FIFO), not a regular file"},
-		{"a directory", dir, 0, "is a directory, not a regular file"},
-		{"missing", filepath.Join(dir, "missing"), 0, "no such file or directory"},
+		{"below the cap", strings.NewReader("abc"), 10, 3, ""},
+		{"exactly the cap", strings.NewReader("0123456789"), 10, 10, ""},
+		{"one byte beyond", strings.NewReader("0123456789x"), 10, 0, "the source: more than 10 B, the most that is read from it"},
+		{"endless", zeros{}, 4 << 10, 0, "the source: more than 4 KiB, the most that is read from it"},
+		{"one byte at a time, beyond", iotest.OneByteReader(strings.NewReader("0123456789x")), 10, 0, "more than 10 B"},
+		{"empty", strings.NewReader(""), 10, 0, ""},
+		{"read error passes", iotest.ErrReader(errors.New("disk on fire")), 10, 0, "disk on fire"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			began := time.Now()
-			data, err := ReadFile(ctx, tc.path, limit)
-			if took := time.Since(began); took > 2*time.Second {
-				t.Errorf("ReadFile took %v", took)
-			}
+			data, err := ReadAll(tc.r, tc.limit, "the source")
 			if tc.wantErr == "" {
 				if err != nil || len(data) != tc.wantLen {
-					t.Fatalf("ReadFile() = %d bytes, %v; want %d bytes", len(data), err, tc.wantLen)
+					t.Fatalf("ReadAll() = %d bytes, %v; want %d bytes", len(data), err, tc.wantLen)
 				}
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("ReadFile() error = %v, want one containing %q", err, tc.wantErr)
+				t.Fatalf("ReadAll() error = %v, want one containing %q", err, tc.wantErr)
+			}
+			if strings.Contains(tc.wantErr, "more than") != IsTooLarge(err) {
+				t.Errorf("IsTooLarge(%v) = %v", err, IsTooLarge(err))
+			}
+			if int64(len(data)) > tc.limit {
+				t.Errorf("ReadAll() returned %d bytes, beyond the cap %d", len(data), tc.limit)
 			}
 		})
 	}
 }
 
-// TestReadAll_interrupted: a source that never ends and one that never
-// answers both give way within 2 s of the context's end.
-func TestReadAll_interrupted(t *testing.T) {
-	pipe := func() *os.File { // nobody writes to it
-		r, w, err := os.Pipe()
+// A Reader never hands out a byte beyond its cap, whatever the size of
+// the caller's buffer.
+func TestReader_neverBeyondTheCap(t *testing.T) {
+	r := NewReader(zeros{}, 1000, "x")
+	var total int
+	buf := make([]byte, 333)
+	for {
+		n, err := r.Read(buf)
+		total += n
 		if err != nil {
-			t.Fatal(err)
+			if !IsTooLarge(err) {
+				t.Fatalf("Read() error = %v, want a TooLargeError", err)
+			}
+			break
 		}
-		t.Cleanup(func() { r.Close(); w.Close() })
-		return r
 	}
+	if total != 1000 {
+		t.Fatalf("read %d bytes, want the cap, 1000", total)
+	}
+	if _, err := r.Read(buf); !IsTooLarge(err) {
+		t.Fatalf("a Read after the cap = %v, want the TooLargeError again", err)
+	}
+}
+
+// ReadAllContext ends when its context does: a source that keeps
+// producing, and a read that waits for data that never comes (closed
+// under it).
+func TestReadAllContext_endsWithItsContext(t *testing.T) {
+	stalled, w := io.Pipe()
+	defer w.Close()
 	for _, tc := range []struct {
 		name string
 		r    io.Reader
 	}{
-		{"endless", zeros{}},
-		{"a pipe nobody writes to", pipe()},
-		{"a reader that blocks without deadlines", io.MultiReader(pipe())},
+		{"endless source", zeros{}},
+		{"stalled read", stalled},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(100*time.Millisecond, cancel)
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
 			began := time.Now()
-			_, err := ReadAll(ctx, tc.r, 1<<50)
+			// The cap is far beyond what 100ms can read, so that the context ends it.
+			_, err := ReadAllContext(ctx, tc.r, 1<<40, "the source")
 			if took := time.Since(began); took > 2*time.Second {
-				t.Errorf("ReadAll took %v after the interrupt", took)
+				t.Errorf("ReadAllContext() took %s after its context ended", took)
 			}
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("ReadAll() error = %v, want the context's", err)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("ReadAllContext() = %v, want the context's error", err)
 			}
 		})
 	}
+	data, err := ReadAllContext(context.Background(), strings.NewReader("abc"), 10, "x")
+	if err != nil || string(data) != "abc" {
+		t.Errorf("ReadAllContext() = %q, %v", data, err)
+	}
 }
 
-// TestReadAll_memory: reading past the cap of an endless source allocates
-// about twice the cap, never the source.
-func TestReadAll_memory(t *testing.T) {
-	const limit = 64 << 20
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	_, err := ReadAll(context.Background(), zeros{}, limit)
-	runtime.ReadMemStats(&after)
-	var tl *TooLargeError
-	if !errors.As(err, &tl) || tl.Limit != limit {
-		t.Fatalf("ReadAll() error = %v, want a TooLargeError at %d", err, limit)
-	}
-	if got := after.TotalAlloc - before.TotalAlloc; got > 5*limit/2 {
-		t.Errorf("ReadAll allocated %d MiB for a cap of %d MiB", got>>20, limit>>20)
-	}
-	if err.Error() != "larger than 64 MiB, the most that is read of it" {
-		t.Errorf("error = %q", err)
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int64]string{100: "100 B", 4 << 10: "4 KiB", 64 << 20: "64 MiB", 3 << 29: "1.5 GiB", 1 << 40: "1 TiB"} {
+		if got := FormatBytes(n); got != want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

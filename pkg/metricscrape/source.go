@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
 // Source is somewhere kube-scheduler's metrics can be read from.
@@ -92,15 +94,18 @@ func fetch(ctx context.Context, client *http.Client, url, target string) ([]byte
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		body, _ := readAllLimited(resp.Body, 4<<10)
+		body, _ := bound.ReadAll(resp.Body, 4<<10, target)
 		return nil, statusError(target, resp, body)
 	}
 	if f := expfmt.ResponseFormat(resp.Header); f.FormatType() != expfmt.TypeTextPlain {
 		return nil, fmt.Errorf("%s: not a Prometheus text exposition (Content-Type %q): this is not a kube-scheduler's /metrics",
 			target, resp.Header.Get("Content-Type"))
 	}
-	data, err := readAllLimited(resp.Body, maxExpositionBytes)
+	data, err := readAllLimited(resp.Body, maxExpositionBytes, target)
 	if err != nil {
+		if bound.IsTooLarge(err) {
+			return nil, err
+		}
 		return nil, classifyTransportError(target, err)
 	}
 	return data, nil
@@ -186,12 +191,15 @@ func getExtra(ctx context.Context, client *http.Client, url, target, accept stri
 	defer resp.Body.Close()
 	e := &Extra{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type")}
 	if resp.StatusCode != http.StatusOK {
-		body, _ := readAllLimited(resp.Body, 4<<10)
+		body, _ := bound.ReadAll(resp.Body, 4<<10, target)
 		e.Err = statusError(target, resp, body)
 		return e
 	}
-	if e.Body, err = readAllLimited(resp.Body, maxExtraBytes); err != nil {
-		e.Body, e.Err = nil, classifyTransportError(target, err)
+	if e.Body, err = bound.ReadAll(resp.Body, maxExtraBytes, target); err != nil {
+		e.Body, e.Err = nil, err
+		if !bound.IsTooLarge(err) {
+			e.Err = classifyTransportError(target, err)
+		}
 	}
 	return e
 }

@@ -116,7 +116,7 @@ func TestReport_untrustedDir(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{name: "results.json larger than the cap", wantErr: "results.json: larger than 256 MiB", prepare: func(t *testing.T, dir, outside string) {
+		{name: "results.json larger than the cap", wantErr: "results.json: more than 256 MiB, the most that is read from it", prepare: func(t *testing.T, dir, outside string) {
 			if err := os.Truncate(filepath.Join(dir, "results.json"), report.MaxReadBytes+1); err != nil {
 				t.Fatal(err)
 			}
