@@ -80,7 +80,7 @@ func readOpened(ctx context.Context, f *os.File, path string, limit int64) ([]by
 	if fi.Size() > limit { // known before reading; files of /proc say 0 and are read
 		return nil, &TooLargeError{What: path, Limit: limit}
 	}
-	data, err := ReadAllContext(ctx, f, limit, path)
+	data, err := readAllContext(ctx, f, limit, path, fi.Size())
 	if err != nil && ctx.Err() == nil && !IsTooLarge(err) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

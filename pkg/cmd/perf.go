@@ -359,16 +359,28 @@ DIR/summary.txt. Nothing is run again.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cmd.SilenceUsage = true
-			// Ctrl-C ends a read that would not end by itself (a results.json
-			// on a FIFO, a hung file system).
+			// Ctrl-C ends the command at once: the read stops with its
+			// context, and decoding a large results.json, which does not
+			// look at it, is left to end with the process (the files are
+			// written whole or not at all, and not once ctx has ended).
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			table, err := run.Report(ctx, args[0], cfg.CommandPath+" report "+args[0])
-			if ctx.Err() != nil {
+			type report struct {
+				table string
+				err   error
+			}
+			done := make(chan report, 1)
+			go func() {
+				table, err := run.Report(ctx, args[0], cfg.CommandPath+" report "+args[0])
+				done <- report{table, err}
+			}()
+			select {
+			case r := <-done:
+				fmt.Fprint(streams.Out, r.table) // a failed run's table too
+				return r.err
+			case <-ctx.Done():
 				return run.ErrInterrupted
 			}
-			fmt.Fprint(streams.Out, table) // a failed run's table too
-			return err
 		},
 	}
 	withoutClusterFlags(cmd)

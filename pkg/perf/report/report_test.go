@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -301,5 +302,34 @@ func TestNiceTicks(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("niceTicks(%g, %g) does not end", tc.lo, tc.hi)
 		}
+	}
+}
+
+// TestThin: a line of far more points than pixel columns keeps each
+// column's first, lowest, highest and last point, so peaks survive; a
+// short line is drawn as it is.
+func TestThin(t *testing.T) {
+	var l Line
+	for i := range 100000 {
+		y := float64(i % 7)
+		if i == 54321 {
+			y = 1000 // one spike
+		}
+		l.X, l.Y = append(l.X, float64(i)), append(l.Y, y)
+	}
+	px := func(x float64) float64 { return x / 100000 * 500 }
+	got := thin(l, px, 500)
+	if len(got.X) > 4*500 || len(got.X) < 500 {
+		t.Errorf("thin kept %d points of %d for 500 columns", len(got.X), len(l.X))
+	}
+	if !slices.Contains(got.Y, 1000) {
+		t.Error("the spike is gone")
+	}
+	if !slices.IsSorted(got.X) || got.X[0] != 0 || got.X[len(got.X)-1] != 99999 {
+		t.Errorf("points out of order or ends lost: first %v, last %v", got.X[0], got.X[len(got.X)-1])
+	}
+	short := Line{X: []float64{1, 2, 3}, Y: []float64{1, 2, 3}}
+	if got := thin(short, px, 500); len(got.X) != 3 {
+		t.Errorf("a short line thinned to %d points", len(got.X))
 	}
 }

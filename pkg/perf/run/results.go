@@ -221,6 +221,9 @@ func Report(ctx context.Context, dir, command string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := ctx.Err(); err != nil { // interrupted while decoding: write nothing
+		return "", err
+	}
 	d, err := outfile.OpenDir(dir)
 	if err != nil {
 		return "", err
