@@ -40,21 +40,35 @@ func OpenDir(path string) (*Dir, error) {
 	return openDir(path, false)
 }
 
+// CheckDir says, before anything is written, whether OpenDir would refuse
+// path: nil when path does not exist yet or is a directory, not a link.
+func CheckDir(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		return fmt.Errorf("%s is a symbolic link (to %s): name the directory itself, never a link, for files to be written in", path, target)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", path)
+	}
+	return nil
+}
+
 // openDir opens path as a Root; unless followLink, a link as path is
 // refused, and so is one swapped in between the check and the open.
 func openDir(path string, followLink bool) (*Dir, error) {
 	var before fs.FileInfo
 	if !followLink {
+		if err := CheckDir(path); err != nil {
+			return nil, err
+		}
 		fi, err := os.Lstat(path)
 		if err != nil {
 			return nil, err
-		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			target, _ := os.Readlink(path)
-			return nil, fmt.Errorf("%s is a symbolic link (to %s): name the directory itself, never a link, for files to be written in", path, target)
-		}
-		if !fi.IsDir() {
-			return nil, fmt.Errorf("%s is not a directory", path)
 		}
 		before = fi
 	}

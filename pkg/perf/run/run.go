@@ -125,6 +125,10 @@ func Prepare(o Options) (*Plan, error) {
 	if o.Parallelism < 1 {
 		return nil, fmt.Errorf("--parallelism must be at least 1, got %d", o.Parallelism)
 	}
+	// Said now, not after the workloads have run.
+	if err := outfile.CheckDir(filepath.Clean(o.Out)); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
 	reg, delegate, err := provider.Resolve(o.Cluster)
 	if err != nil {
 		return nil, err

@@ -23,6 +23,10 @@ func defaults() Options {
 // TestPrepare checks what a run refuses before anything starts, with the
 // words that say how to fix it.
 func TestPrepare(t *testing.T) {
+	outLink := filepath.Join(t.TempDir(), "results")
+	if err := os.Symlink(t.TempDir(), outLink); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		set     func(o *Options)
@@ -55,6 +59,8 @@ func TestPrepare(t *testing.T) {
 		{"compare a removed gate", func(o *Options) { o.Compare = "SchedulerQueueingHints" }, "--compare SchedulerQueueingHints: unrecognized feature gate: SchedulerQueueingHints"},
 		{"compare", func(o *Options) { o.Compare = "SchedulerPopFromBackoffQ" }, ""},
 		{"parallelism", func(o *Options) { o.Parallelism = 0 }, "--parallelism must be at least 1"},
+		{"--out a link", func(o *Options) { o.Out = outLink }, "--out: " + outLink + " is a symbolic link (to "},
+		{"--out a file", func(o *Options) { o.Out = "/dev/null" }, "--out: /dev/null is not a directory"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
