@@ -363,7 +363,7 @@ DIR/summary.txt. Nothing is run again.`,
 			// context, and decoding a large results.json, which does not
 			// look at it, is left to end with the process (the files are
 			// written whole or not at all, and not once ctx has ended).
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, _, stop := interruptible(cmd.Context())
 			defer stop()
 			type report struct {
 				table string

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
 // SchedulerPodSelector selects the kube-scheduler static pods kubeadm (and
@@ -180,7 +183,7 @@ func apiStep(step string, err error) error {
 	if apierrors.IsForbidden(err) {
 		return &PortForwardForbiddenError{Step: step, Err: err}
 	}
-	return fmt.Errorf("%s: %w", step, err)
+	return &APIStepError{Step: step, Err: err}
 }
 
 // Forwarder opens a tunnel to a pod's port and returns the local port it
@@ -195,8 +198,10 @@ type Forwarder func(ctx context.Context, namespace, pod string, port int) (local
 type PortForwardSource struct {
 	client  kubernetes.Interface
 	forward Forwarder
-	http    *http.Client
-	auth    *kubeAuth
+	// rt carries the kubeconfig's credentials; each scrape reaches it
+	// through bound.Client for the port-forward's own local origin.
+	rt   http.RoundTripper
+	auth *kubeAuth
 	// extra are the paths read beside /metrics (Options.ExtraPaths).
 	extra map[string]string
 }
@@ -204,11 +209,11 @@ type PortForwardSource struct {
 // NewPortForwardSource returns a source that discovers the scheduler with
 // client and forwards with forward (NewSPDYForwarder(cfg) outside tests).
 func NewPortForwardSource(cfg *rest.Config, client kubernetes.Interface, forward Forwarder) (*PortForwardSource, error) {
-	hc, err := credentialClient(cfg, true, "localhost")
+	rt, err := credentialTransport(cfg, true, "localhost")
 	if err != nil {
 		return nil, err
 	}
-	return &PortForwardSource{client: client, forward: forward, http: hc, auth: newKubeAuth(cfg, client)}, nil
+	return &PortForwardSource{client: client, forward: forward, rt: rt, auth: newKubeAuth(cfg, client)}, nil
 }
 
 // Scrape implements Source: discovery, port-forward, GET, close.
@@ -234,8 +239,10 @@ func (s *PortForwardSource) Scrape(ctx context.Context) (*Snapshot, error) {
 		return nil, classifyTransportError("kube-scheduler "+where+" through a port-forward", err)
 	}
 	defer stop()
-	defer s.http.CloseIdleConnections()
-	snap, err := scrapeHTTP(ctx, s.http, fmt.Sprintf("https://127.0.0.1:%d%s", local, MetricsPath), "kube-scheduler "+where+" (port-forward)")
+	base := fmt.Sprintf("https://127.0.0.1:%d", local)
+	hc := bound.Client(bound.Origin{Scheme: "https", Host: "127.0.0.1", Port: strconv.Itoa(local)}, s.rt)
+	defer hc.CloseIdleConnections()
+	snap, err := scrapeHTTP(ctx, hc, base+MetricsPath, "kube-scheduler "+where+" (port-forward)")
 	if err != nil {
 		return nil, s.auth.annotate(ctx, err)
 	}
@@ -248,7 +255,7 @@ func (s *PortForwardSource) Scrape(ctx context.Context) (*Snapshot, error) {
 		Candidates:  target.Candidates,
 	}
 	if len(s.extra) > 0 {
-		snap.Extra = readExtra(ctx, s.http, fmt.Sprintf("https://127.0.0.1:%d", local), s.extra)
+		snap.Extra = readExtra(ctx, hc, base, s.extra)
 	}
 	return snap, nil
 }
