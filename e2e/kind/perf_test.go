@@ -193,7 +193,7 @@ func kindInterrupt(t *testing.T, send func(pid int) error) {
 			mu.Lock()
 			stderr.WriteString(sc.Text() + "\n")
 			mu.Unlock()
-			if strings.Contains(sc.Text(), "op 2/") {
+			if strings.Contains(sc.Text(), "op 1 (2nd of ") {
 				once.Do(func() { close(started) })
 			}
 		}

@@ -43,7 +43,9 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
 	"github.com/kubectl-schedq/kubectl-schedq/perf/groundtruth"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/outfile"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
 
@@ -217,7 +219,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(cp.dir, pidFile), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+	if err := outfile.WriteNew(filepath.Join(cp.dir, pidFile), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
 		return nil, err
 	}
 	f, adminToken, err := cp.writeFiles(schedCfg)
@@ -485,7 +487,7 @@ func (cp *ControlPlane) writeFiles(schedCfg *config.KubeSchedulerConfiguration) 
 		return nil, "", err
 	}
 	for path, data := range write {
-		if err := os.WriteFile(path, data, 0o600); err != nil {
+		if err := outfile.WriteNew(path, data, 0o600); err != nil {
 			return nil, "", err
 		}
 	}
@@ -669,7 +671,7 @@ const staleDirAge = time.Hour
 func removeStaleDirs() {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), tempDirPrefix+"*"))
 	for _, dir := range dirs {
-		data, err := os.ReadFile(filepath.Join(dir, pidFile))
+		data, err := bound.ReadFile(context.Background(), filepath.Join(dir, pidFile), 64)
 		if err != nil {
 			if fi, statErr := os.Stat(dir); statErr == nil && fi.IsDir() && time.Since(fi.ModTime()) > staleDirAge {
 				os.RemoveAll(dir)

@@ -2,13 +2,13 @@ package embedded
 
 import (
 	"encoding/json"
-	"os"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/outfile"
 )
 
 // kubeconfigName names the cluster, user and context of the kubeconfigs the
@@ -52,5 +52,6 @@ func (k kubeconfig) write(path string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, data, 0o600)
+	// A new file, never through a link: Stop removes it by name.
+	return outfile.WriteNew(path, data, 0o600)
 }

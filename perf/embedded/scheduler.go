@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"net"
-	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -31,6 +30,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/outfile"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
 
@@ -57,7 +58,7 @@ func schedulerConfig(opts Options) (*config.KubeSchedulerConfiguration, error) {
 	case opts.SchedulerConfigFile != "":
 		source = opts.SchedulerConfigFile
 		var err error
-		if data, err = os.ReadFile(opts.SchedulerConfigFile); err != nil {
+		if data, err = bound.ReadFile(context.Background(), opts.SchedulerConfigFile, workload.MaxFileBytes); err != nil {
 			return nil, fmt.Errorf("scheduler config: %w", err)
 		}
 	case opts.SchedulerConfig != nil:
@@ -105,7 +106,7 @@ func writeSchedulerConfig(cfg *config.KubeSchedulerConfiguration, kubeconfig, pa
 	if err := scheme.Codecs.EncoderForVersion(info.Serializer, configv1.SchemeGroupVersion).Encode(cfg, &buf); err != nil {
 		return err
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o600)
+	return outfile.WriteNew(path, buf.Bytes(), 0o600)
 }
 
 // kubeScheduler is a running kube-scheduler.

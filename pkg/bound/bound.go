@@ -4,7 +4,8 @@
 // whichever layer (context, net, client-go, API server) reported it. In
 // size: one capped reader (Reader, ReadAll, ReadAllContext) that every body
 // read from a file or the network goes through, failing at its cap with a
-// TooLargeError that names the source.
+// TooLargeError that names the source; ReadFile and ReadFileIn read a file
+// through it, refusing anything but a regular file.
 package bound
 
 import (

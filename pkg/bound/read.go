@@ -79,7 +79,14 @@ func ReadAll(r io.Reader, limit int64, what string) ([]byte, error) {
 // r is an io.Closer (a file, a pipe, a response body), by closing r, so
 // that a read that waits for data returns. It then returns ctx's error.
 func ReadAllContext(ctx context.Context, r io.Reader, limit int64, what string) ([]byte, error) {
-	if ctx.Done() == nil {
+	return readAllContext(ctx, r, limit, what, 0)
+}
+
+// readAllContext is ReadAllContext for a source that says its size (a
+// regular file; 0 when unknown): the buffer is made once at that size,
+// rather than grown and copied on the way, so memory stays near the size.
+func readAllContext(ctx context.Context, r io.Reader, limit int64, what string, size int64) ([]byte, error) {
+	if ctx.Done() == nil && size <= 0 {
 		return ReadAll(r, limit, what)
 	}
 	if c, ok := r.(io.Closer); ok {
@@ -87,11 +94,34 @@ func ReadAllContext(ctx context.Context, r io.Reader, limit int64, what string) 
 		stop := context.AfterFunc(ctx, func() { closed.Do(func() { _ = c.Close() }) })
 		defer stop()
 	}
-	data, err := io.ReadAll(&ctxReader{ctx: ctx, r: NewReader(r, limit, what)})
+	data, err := readSized(&ctxReader{ctx: ctx, r: NewReader(r, limit, what)}, size)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	return data, err
+}
+
+// readSized is io.ReadAll with the buffer made for size bytes first (and
+// one more, to see the end without growing).
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	if size <= 0 {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) { // the file grew: go on as io.ReadAll does
+			rest, err := io.ReadAll(r)
+			return append(b, rest...), err
+		}
+	}
 }
 
 type ctxReader struct {

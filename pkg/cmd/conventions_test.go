@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/report"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/run"
 	"github.com/kubectl-schedq/kubectl-schedq/workloads"
 )
@@ -170,6 +173,52 @@ func TestPerfReport_failedRun(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "BackoffDrain/4Nodes_40Blocked") {
 		t.Errorf("no table:\n%s", out)
+	}
+}
+
+// TestPerfReport_interrupted: Ctrl-C (the command's context ending) ends
+// perf report within 2 s, whatever it is reading, and it then writes
+// nothing.
+func TestPerfReport_interrupted(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		after time.Duration
+	}{
+		{"before it starts", 0},
+		{"while it reads", 20 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			// Sparse: the most results.json may hold, taking no disk.
+			if err := os.WriteFile(filepath.Join(dir, "results.json"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(filepath.Join(dir, "results.json"), report.MaxReadBytes); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			if tc.after == 0 {
+				cancel()
+			} else {
+				time.AfterFunc(tc.after, cancel)
+			}
+			root := NewCmdSchedq(genericiooptions.NewTestIOStreamsDiscard())
+			root.SetArgs([]string{"perf", "report", dir})
+			began := time.Now()
+			err := root.ExecuteContext(ctx)
+			if took := time.Since(began); took > 2*time.Second+tc.after {
+				t.Errorf("perf report took %v, interrupted after %v", took, tc.after)
+			}
+			if !errors.Is(err, run.ErrInterrupted) {
+				t.Errorf("perf report = %v, want it interrupted", err)
+			}
+			time.Sleep(100 * time.Millisecond) // what a late write would take
+			for _, f := range []string{"report.html", "summary.txt"} {
+				if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+					t.Errorf("an interrupted perf report wrote %s", f)
+				}
+			}
+		})
 	}
 }
 

@@ -158,6 +158,7 @@ once and prints what is left and the command that removes it.`,
 	f.StringVar(&o.opts.Cluster, "cluster", o.opts.Cluster, "where to run: kind, kubeconfig or embedded")
 	f.StringVar(&o.opts.Compare, "compare", o.opts.Compare, "run every workload with this feature gate on and off, e.g. SchedulerPopFromBackoffQ")
 	f.StringVar(&o.opts.Out, "out", o.opts.Out, "directory for the results")
+	f.StringVar(&o.opts.WorkloadRoot, "workload-root", o.opts.WorkloadRoot, "the directory the files FILE names (templates, scheduler configuration) must be in (default: the Go module or git repository holding FILE, else its directory)")
 	f.StringVar(&o.opts.Topic, "topic", o.opts.Topic, "threshold topic and DataItems file name part (default: the file's name, or its directory for performance-config.yaml)")
 	f.IntVar(&o.opts.Parallelism, "parallelism", o.opts.Parallelism, "goroutines that create pods and nodes (upstream: 30)")
 	f.BoolVar(&o.opts.NoSeries, "no-queue-series", o.opts.NoSeries, "do not sample the queue every second (one metrics read per second less)")
@@ -263,7 +264,13 @@ func (o *PerfRunOptions) delegate(binary string) error {
 	fmt.Fprintf(o.ErrOut, "--cluster %s: running %s %s\n", o.opts.Cluster, binary, strings.Join(args, " "))
 	c := exec.Command(binary, args...)
 	c.Stdin, c.Stdout, c.Stderr = o.In, o.Out, o.ErrOut
-	if err := c.Run(); err != nil {
+	// Killed, this process takes the other with it, which then cleans up
+	// as on an interrupt.
+	done, err := run.StartChild(c)
+	if err == nil {
+		err = <-done
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", binary, err)
 	}
 	return nil
@@ -352,9 +359,28 @@ DIR/summary.txt. Nothing is run again.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cmd.SilenceUsage = true
-			table, err := run.Report(args[0], cfg.CommandPath+" report "+args[0])
-			fmt.Fprint(streams.Out, table) // a failed run's table too
-			return err
+			// Ctrl-C ends the command at once: the read stops with its
+			// context, and decoding a large results.json, which does not
+			// look at it, is left to end with the process (the files are
+			// written whole or not at all, and not once ctx has ended).
+			ctx, _, stop := interruptible(cmd.Context())
+			defer stop()
+			type report struct {
+				table string
+				err   error
+			}
+			done := make(chan report, 1)
+			go func() {
+				table, err := run.Report(ctx, args[0], cfg.CommandPath+" report "+args[0])
+				done <- report{table, err}
+			}()
+			select {
+			case r := <-done:
+				fmt.Fprint(streams.Out, r.table) // a failed run's table too
+				return r.err
+			case <-ctx.Done():
+				return run.ErrInterrupted
+			}
 		},
 	}
 	withoutClusterFlags(cmd)

@@ -25,7 +25,7 @@ func TestLoad_capped(t *testing.T) {
 	for _, tc := range []struct {
 		name, path, want string
 	}{
-		{"a device", "/dev/zero", "/dev/zero: more than 16 MiB: not a scheduler_perf workload file"},
+		{"a device", "/dev/zero", "/dev/zero is a character device, not a regular file: give a scheduler_perf workload file"},
 		{"a huge file", huge, huge + ": more than 16 MiB"},
 		{"a directory", dir, dir + " is a directory"},
 	} {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Error locates a problem in a config file: the file, then the test case, the
@@ -104,12 +106,15 @@ func cleanDecodeError(err error) error {
 		}
 		return fmt.Errorf("%s: got %s, want %s%s", fileKey(te.Field), te.Value, want, hint)
 	}
+	if runtime.IsMissingKind(err) || runtime.IsMissingVersion(err) {
+		return fromContent(err)
+	}
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "json: ")
 	// yaml.v2 lists several problems on indented lines.
 	msg = strings.ReplaceAll(msg, ":\n  ", ": ")
 	msg = strings.ReplaceAll(msg, "\n  ", "; ")
-	return errors.New(msg)
+	return fromContent(errors.New(msg))
 }
 
 // fileKey turns a Go field path ("NodeAllocatableStrategy.NodeAllocatable")

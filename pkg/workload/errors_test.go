@@ -299,10 +299,10 @@ func TestFile_Select_errors(t *testing.T) {
 			wantErr: `DIR/x.yaml: test case "Foo", workload "bar", op 1 (createNodes): nodeTemplatePath: template: bad-syntax.yaml:2: unclosed action started at bad-syntax.yaml:1`},
 		{name: "createAny object without kind",
 			config:  head("") + "  - opcode: createAny\n    templatePath: t/no-kind.yaml\n  workloads:\n  - name: bar\n",
-			wantErr: `DIR/x.yaml: test case "Foo", workload "bar", op 1 (createAny): templatePath: DIR/t/no-kind.yaml (.Index=0, .Count=1): Object 'Kind' is missing in '{"metadata":{"name":"x"}}'`},
+			wantErr: `DIR/x.yaml: test case "Foo", workload "bar", op 1 (createAny): templatePath: DIR/t/no-kind.yaml (.Index=0, .Count=1): no kind: want an object with apiVersion and kind`},
 		{name: "churn template without kind",
 			config:  head("") + "  - opcode: churn\n    mode: create\n    templatePaths: [t/churn-nokind.yml]\n  workloads:\n  - name: bar\n",
-			wantErr: `DIR/x.yaml: test case "Foo", workload "bar", op 1 (churn): templatePaths[0]: DIR/t/churn-nokind.yml: Object 'Kind' is missing in '{"metadata":{"generateName":"x-"}}'`},
+			wantErr: `DIR/x.yaml: test case "Foo", workload "bar", op 1 (churn): templatePaths[0]: DIR/t/churn-nokind.yml: no kind: want an object with apiVersion and kind`},
 		{name: "namespace template with an unknown field",
 			config:  head("") + "  - opcode: createNamespaces\n    prefix: a\n    count: 1\n    namespaceTemplatePath: t/namespace.yaml\n  workloads:\n  - name: bar\n",
 			wantErr: `DIR/x.yaml: test case "Foo", workload "bar", op 1 (createNamespaces): namespaceTemplatePath: DIR/t/namespace.yaml: unknown field "labelz"`},
@@ -391,7 +391,16 @@ func TestFile_Select_files(t *testing.T) {
 	if err := os.WriteFile(config, []byte(strings.ReplaceAll(string(content), "ABS", dir)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := mustSelectOne(t, mustLoad(t, config), "Foo", "bar")
+	// The files are beside the workload's directory: outside the tree it
+	// may read by default (no go.mod or .git above), inside the one named.
+	if _, err := mustLoad(t, config).Select("Foo", "bar", ""); err == nil || !strings.Contains(err.Error(), "is outside "+filepath.Join(dir, "w")) {
+		t.Errorf("Select() error = %v, want the files outside the workload's directory refused", err)
+	}
+	f, err := workload.LoadWithin(config, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustSelectOne(t, f, "Foo", "bar")
 	if got, want := s.SchedulerConfigPath, filepath.Join(dir, "t", "sched.yaml"); got != want {
 		t.Errorf("scheduler config = %q, want %q (relative to the file's directory)", got, want)
 	}

@@ -1,17 +1,18 @@
 package workload
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
 // File is a parsed and validated scheduler_perf config file.
@@ -22,6 +23,10 @@ type File struct {
 	// file's own directory.
 	Dir       string
 	TestCases []*TestCase
+	// Root is the tree (absolute) the files the config names must lie in
+	// (DefaultRoot, or LoadWithin's); empty for a file of an fs.FS, which
+	// holds them itself.
+	Root string
 
 	readFile func(string) ([]byte, error)
 	// inFS says paths are an fs.FS's (slash-separated, never absolute).
@@ -68,13 +73,20 @@ type Workload struct {
 	index int
 }
 
-// Load reads and validates a scheduler_perf config file.
+// Load reads and validates a scheduler_perf config file. The files it
+// names must lie in DefaultRoot(path).
 func Load(path string) (*File, error) {
+	return LoadWithin(path, "")
+}
+
+// LoadWithin is Load with the files the config names confined to the tree
+// root instead ("" is DefaultRoot(path)).
+func LoadWithin(path, root string) (*File, error) {
 	data, err := readCapped(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	return parseWithin(path, root, data)
 }
 
 // MaxFileBytes caps a workload file and each file it names (templates,
@@ -82,24 +94,26 @@ func Load(path string) (*File, error) {
 // device or a wrong file must end in an error, not in memory exhausted.
 const MaxFileBytes = 16 << 20
 
-// readCapped reads the file at path, refusing more than MaxFileBytes.
+// readCapped reads the file at path, refusing more than MaxFileBytes and
+// anything but a regular file (a device, a FIFO).
 func readCapped(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+	data, err := bound.ReadFile(context.Background(), path, MaxFileBytes)
+	return capErrors(path, data, err)
+}
+
+// capErrors says what the capped reader's refusals mean for a workload file.
+func capErrors(path string, data []byte, err error) ([]byte, error) {
+	var notRegular *bound.NotRegularError
+	var tooLarge *bound.TooLargeError
+	switch {
+	case errors.As(err, &notRegular) && notRegular.Mode.IsDir():
 		return nil, fmt.Errorf("%s is a directory: give a scheduler_perf workload file", path)
+	case errors.As(err, &notRegular):
+		return nil, fmt.Errorf("%w: give a scheduler_perf workload file", err)
+	case errors.As(err, &tooLarge):
+		return nil, fmt.Errorf("%s: more than %d MiB: not a scheduler_perf workload file (the wrong file?)", path, MaxFileBytes>>20)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("%s: more than %d MiB: not a scheduler_perf workload file (a device, or the wrong file?)", path, MaxFileBytes>>20)
-	}
-	return data, nil
+	return data, err
 }
 
 // LoadFS is Load for a file of fsys (a workload embedded in the binary):
@@ -126,7 +140,20 @@ func LoadFS(fsys fs.FS, name string) (*File, error) {
 // An opcode upstream removed (createResourceDriver) is an error that names
 // its replacement. Errors are *Error.
 func Parse(path string, data []byte) (*File, error) {
-	return parseFile(&File{Path: path, Dir: filepath.Dir(path), readFile: readCapped}, data)
+	return parseWithin(path, "", data)
+}
+
+func parseWithin(path, root string, data []byte) (*File, error) {
+	if root == "" {
+		root = DefaultRoot(path)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Path: path, Dir: filepath.Dir(path), Root: abs}
+	f.readFile = f.readWithin
+	return parseFile(f, data)
 }
 
 func parseFile(f *File, data []byte) (*File, error) {

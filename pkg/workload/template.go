@@ -43,7 +43,7 @@ type Template struct {
 func ParseTemplate(path string, content []byte) (*Template, error) {
 	tmpl, err := template.New(filepath.Base(path)).Funcs(TemplateFuncs()).Parse(string(content))
 	if err != nil {
-		return nil, err
+		return nil, fromContent(err)
 	}
 	t := &Template{Path: path, tmpl: tmpl, static: true}
 	if tmpl.Tree != nil && tmpl.Tree.Root != nil {
@@ -68,7 +68,7 @@ func (t *Template) Render(index, count int) ([]byte, error) {
 func (t *Template) render(data map[string]any) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := t.tmpl.Execute(&buf, data); err != nil {
-		return nil, err
+		return nil, fromContent(err)
 	}
 	return buf.Bytes(), nil
 }

@@ -29,7 +29,7 @@ func decodeUnstructuredFile(content []byte) (*unstructured.Unstructured, error) 
 	}
 	obj, _, err := unstructured.UnstructuredJSONScheme.Decode(j, nil, nil)
 	if err != nil {
-		return nil, err
+		return nil, fromContent(err)
 	}
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -61,7 +62,7 @@ func TestRun_compare(t *testing.T) {
 			t.Errorf("stdout lacks %q", want)
 		}
 	}
-	for _, want := range []string{"op 4/4 createPods", "starting an embedded control plane"} {
+	for _, want := range []string{"op 3 (4th of 4) createPods", "starting an embedded control plane"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q", want)
 		}
@@ -136,6 +137,42 @@ func clusterUp(t *testing.T) (string, kubernetes.Interface) {
 	return kubeconfig, kubernetes.NewForConfigOrDie(cfg)
 }
 
+// startRun starts schedq-perf with args (and env) in a process of its own
+// and returns once the run has created at least nodes nodes and pods pods
+// on client's cluster: the process, what its Wait returns, and its stderr.
+func startRun(t *testing.T, client kubernetes.Interface, nodes, pods int, env []string, args ...string) (*exec.Cmd, <-chan error, *testsupport.TailBuffer) {
+	t.Helper()
+	run := exec.Command(os.Args[0], args...)
+	run.Env = append(append(os.Environ(), runMainEnv+"=1"), env...)
+	stderr := &testsupport.TailBuffer{Max: 1 << 20}
+	run.Stderr = stderr
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- run.Wait() }()
+	sel := metav1.ListOptions{LabelSelector: runner.RunLabelKey}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		select {
+		case err := <-exited:
+			t.Fatalf("the run exited (%v) before it created %d nodes and %d pods; stderr:\n%s", err, nodes, pods, stderr.String())
+		default:
+		}
+		n, err := client.CoreV1().Nodes().List(context.Background(), sel)
+		p, err2 := client.CoreV1().Pods("").List(context.Background(), sel)
+		if err == nil && err2 == nil && len(n.Items) >= nodes && len(p.Items) >= pods {
+			t.Logf("%d nodes and %d pods created", len(n.Items), len(p.Items))
+			return run, exited, stderr
+		}
+		if time.Now().After(deadline) {
+			_ = run.Process.Kill()
+			t.Fatalf("the run did not create %d nodes and %d pods; stderr:\n%s", nodes, pods, stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // TestRun_kubeconfigInterrupted runs workloads on an existing cluster (a
 // `schedq-perf cluster up` in another process), interrupts each run with
 // SIGINT once it has created what it is waited for, and checks that
@@ -159,36 +196,9 @@ func TestRun_kubeconfigInterrupted(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			run := exec.Command(os.Args[0], "run", tinyFile, "--test-case", tc.testCase, "--workload", tc.workload,
+			run, exited, stderr := startRun(t, client, tc.nodes, tc.pods, nil, "run", tinyFile, "--test-case", tc.testCase, "--workload", tc.workload,
 				"--cluster", "kubeconfig", "--allow-existing-cluster", "--kubeconfig", kubeconfig, "--out", t.TempDir())
-			run.Env = append(os.Environ(), runMainEnv+"=1")
-			stderr := testsupport.TailBuffer{Max: 1 << 20}
-			run.Stderr = &stderr
-			if err := run.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan error, 1)
-			go func() { exited <- run.Wait() }()
 			sel := metav1.ListOptions{LabelSelector: runner.RunLabelKey}
-			deadline := time.Now().Add(3 * time.Minute)
-			for {
-				select {
-				case err := <-exited:
-					t.Fatalf("the run exited (%v) before it created %d nodes and %d pods; stderr:\n%s", err, tc.nodes, tc.pods, stderr.String())
-				default:
-				}
-				nodes, err := client.CoreV1().Nodes().List(ctx, sel)
-				pods, err2 := client.CoreV1().Pods("").List(ctx, sel)
-				if err == nil && err2 == nil && len(nodes.Items) >= tc.nodes && len(pods.Items) >= tc.pods {
-					t.Logf("%d nodes and %d pods created", len(nodes.Items), len(pods.Items))
-					break
-				}
-				if time.Now().After(deadline) {
-					_ = run.Process.Kill()
-					t.Fatalf("the run did not create %d nodes and %d pods; stderr:\n%s", tc.nodes, tc.pods, stderr.String())
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
 			interrupted := time.Now()
 			if err := run.Process.Signal(os.Interrupt); err != nil {
 				t.Fatal(err)
@@ -224,6 +234,114 @@ func TestRun_kubeconfigInterrupted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRun_parentKilled kills `schedq-perf run` with SIGKILL while its
+// workload runs on an existing cluster (a `schedq-perf cluster up` in
+// another process): the workload's process, which the parent can no longer
+// tell, must see it gone and clean up as on an interrupt, so that within 30
+// seconds (at a load of one per core) no process of the run is left, nothing
+// it created is left in the cluster (namespaces terminating: the embedded
+// control plane runs no namespace controller), and no temporary directory.
+func TestRun_parentKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	kubeconfig, client := clusterUp(t)
+	ctx := context.Background()
+	tmp := t.TempDir()
+	run, _, stderr := startRun(t, client, 5, 100, []string{"TMPDIR=" + tmp}, "run", tinyFile, "--test-case", "Interrupt", "--workload", "5Nodes_100Pods",
+		"--cluster", "kubeconfig", "--allow-existing-cluster", "--kubeconfig", kubeconfig, "--out", t.TempDir())
+	sel := metav1.ListOptions{LabelSelector: runner.RunLabelKey}
+	children := childrenOf(run.Process.Pid)
+	if len(children) == 0 {
+		t.Fatal("the run has no workload process")
+	}
+	t.Cleanup(func() {
+		for _, pid := range children {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	killed := time.Now()
+	if err := run.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	within := time.Duration(float64(30*time.Second) * loadFactor())
+	var left []string
+	for {
+		left = left[:0]
+		for _, pid := range children {
+			if running(pid) {
+				left = append(left, fmt.Sprintf("process %d", pid))
+			}
+		}
+		nodes, _ := client.CoreV1().Nodes().List(ctx, sel)
+		pods, _ := client.CoreV1().Pods("").List(ctx, sel)
+		if n := len(nodes.Items); n > 0 {
+			left = append(left, fmt.Sprintf("%d nodes", n))
+		}
+		if n := len(pods.Items); n > 0 {
+			left = append(left, fmt.Sprintf("%d pods", n))
+		}
+		nss, _ := client.CoreV1().Namespaces().List(ctx, sel)
+		for _, ns := range nss.Items {
+			if ns.DeletionTimestamp == nil {
+				left = append(left, "namespace "+ns.Name)
+			}
+		}
+		if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+			left = append(left, fmt.Sprintf("%d temporary entries (%s, …)", len(entries), entries[0].Name()))
+		}
+		if len(left) == 0 || time.Since(killed) > within {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("%.1fs after SIGKILL; stderr:\n%s", time.Since(killed).Seconds(), stderr.String())
+	if len(left) > 0 {
+		t.Errorf("%v after SIGKILL of the parent, left: %s", within.Round(time.Second), strings.Join(left, ", "))
+	}
+	if !strings.Contains(stderr.String(), "the parent process is gone: cleaning up") {
+		t.Error("the workload's process does not say why it cleaned up")
+	}
+}
+
+// childrenOf lists the processes whose parent is pid.
+func childrenOf(pid int) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid, _ := procStat(child); ppid == pid {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// running reports whether pid is a process that has not exited (a zombie
+// has).
+func running(pid int) bool {
+	ppid, state := procStat(pid)
+	return ppid != 0 && state != "Z" && state != "X"
+}
+
+// procStat reads a process's parent and state from /proc/PID/stat.
+func procStat(pid int) (ppid int, state string) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, ""
+	}
+	// pid (comm) state ppid …; comm may hold spaces and parentheses.
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	if len(f) < 2 {
+		return 0, ""
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	return ppid, f[0]
 }
 
 // TestPlugin_perfOnKubeconfig is what a krew user does with a test

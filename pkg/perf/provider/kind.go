@@ -25,6 +25,7 @@ import (
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/outfile"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
@@ -291,7 +292,7 @@ func (k *Kind) Start(ctx context.Context, spec Spec) (_ *Instance, retErr error)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(schedDir, "scheduler-config.yaml"), schedCfg, 0o644); err != nil {
+	if err := outfile.WriteNew(filepath.Join(schedDir, "scheduler-config.yaml"), schedCfg, 0o644); err != nil {
 		return nil, err
 	}
 	cfg, err := KindConfig(name, spec.FeatureGates, spec.EmulationVersion, schedDir)

@@ -15,11 +15,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
@@ -114,7 +114,7 @@ func SchedulerConfig(path string) ([]byte, error) {
 	data := []byte(workload.DefaultSchedulerConfig)
 	if path != "" {
 		var err error
-		if data, err = os.ReadFile(path); err != nil {
+		if data, err = bound.ReadFile(context.Background(), path, workload.MaxFileBytes); err != nil {
 			return nil, fmt.Errorf("scheduler config: %w", err)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
 
 // Settings are the flags of every provider, as `perf run` takes them. A
@@ -157,9 +159,9 @@ func gateSetters() []string {
 }
 
 // elsewhere are providers this binary does not carry, and the command that
-// does.
+// does. The version is perf/go.mod's, as the generated gates record it.
 var elsewhere = map[string]struct{ binary, how string }{
-	NameEmbedded: {"schedq-perf", "the embedded control plane (etcd, kube-apiserver and kube-scheduler v1.36.3 in one process) links Kubernetes itself and ships as schedq-perf, from this project's perf/ module: `make build-perf` builds bin/schedq-perf"},
+	NameEmbedded: {"schedq-perf", "the embedded control plane (etcd, kube-apiserver and kube-scheduler " + workload.GatesVersion + " in one process) links Kubernetes itself and ships as schedq-perf, from this project's perf/ module: `make build-perf` builds bin/schedq-perf"},
 }
 
 // ErrUnknown is wrapped by the error Resolve returns for a name nothing
@@ -179,5 +181,18 @@ func Resolve(name string) (r Registration, delegate string, err error) {
 		}
 		return Registration{}, "", fmt.Errorf("--cluster %s is not in this binary: %s; then run `%s run …`, or put it on PATH and this command runs it", name, e.how, e.binary)
 	}
-	return Registration{}, "", fmt.Errorf("%w %q: want one of %s", ErrUnknown, name, strings.Join(Names(), ", "))
+	return Registration{}, "", fmt.Errorf("%w %q: want one of %s", ErrUnknown, name, strings.Join(Choices(), ", "))
+}
+
+// Choices are the --cluster values: the providers registered here and
+// those another binary carries, sorted.
+func Choices() []string {
+	names := Names()
+	for n := range elsewhere {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
 }

@@ -6,14 +6,15 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/outfile"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/collect"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 )
@@ -71,9 +72,15 @@ func copyItem(it collect.DataItem) collect.DataItem {
 	return c
 }
 
+// MaxReadBytes caps each file of a run that is read back (results.json, a
+// DataItems file): a long run's queue series at one sample a second are
+// some megabytes per workload, and a device or a wrong file must end in an
+// error, not in memory exhausted.
+const MaxReadBytes = 256 << 20
+
 // WriteDataItems writes results' items to dir as one perf-dash file (see
-// DataItemsFileName) and returns its path.
-func WriteDataItems(dir, variant, topic string, at time.Time, results []*runner.Result) (string, error) {
+// DataItemsFileName) and returns its name.
+func WriteDataItems(dir *outfile.Dir, variant, topic string, at time.Time, results []*runner.Result) (string, error) {
 	data, err := json.Marshal(DataItemsOf(results))
 	if err != nil {
 		return "", err
@@ -83,14 +90,14 @@ func WriteDataItems(dir, variant, topic string, at time.Time, results []*runner.
 		return "", err
 	}
 	buf.WriteByte('\n')
-	path := filepath.Join(dir, DataItemsFileName(variant, topic, at))
-	return path, os.WriteFile(path, buf.Bytes(), 0o644)
+	name := DataItemsFileName(variant, topic, at)
+	return name, dir.WriteFile(name, buf.Bytes(), 0o644)
 }
 
 // ReadDataItems reads a DataItems file the way perf-dash does: JSON with
 // version v1, items with data, unit and labels.
 func ReadDataItems(path string) (*collect.DataItems, error) {
-	data, err := os.ReadFile(path)
+	data, err := bound.ReadFile(context.Background(), path, MaxReadBytes)
 	if err != nil {
 		return nil, err
 	}

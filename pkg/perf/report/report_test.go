@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/outfile"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/collect"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 )
@@ -81,12 +84,17 @@ type perfDashData struct {
 // data, unit and labels, a Metric label, and the same label keys on every
 // item ("not applicable" where an item has no such label).
 func TestWriteDataItems_loadsAsPerfDashExpects(t *testing.T) {
-	dir := t.TempDir()
-	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	path, err := WriteDataItems(dir, "", "misc", at, []*runner.Result{sampleResult("", 1)})
+	dir, err := outfile.OpenDir(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer dir.Close()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	name, err := WriteDataItems(dir, "", "misc", at, []*runner.Result{sampleResult("", 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir.Path(), name)
 	if got, want := filepath.Base(path), "BenchmarkPerfScheduling_benchmark_misc_2026-01-02T03:04:05Z.json"; got != want {
 		t.Errorf("file name %q, want %q", got, want)
 	}
@@ -275,5 +283,53 @@ func TestHTML_selfContained(t *testing.T) {
 func TestNiceTicks(t *testing.T) {
 	if diff := cmp.Diff([]float64{0, 20, 40, 60, 80, 100}, niceTicks(0, 97, 5)); diff != "" {
 		t.Errorf("(-want, +got):\n%s", diff)
+	}
+	// What a results.json may hold: each ends, with a few ticks at most.
+	for _, tc := range []struct{ lo, hi float64 }{
+		{1e17, 1e17 + 100}, // the step does not move a float64 this far out
+		{-1e308, 1e308},    // the span overflows
+		{math.Inf(-1), 1},
+		{0, math.NaN()},
+		{5, 5},
+	} {
+		done := make(chan []float64, 1)
+		go func() { done <- niceTicks(tc.lo, tc.hi, 5) }()
+		select {
+		case ticks := <-done:
+			if len(ticks) == 0 || len(ticks) > 13 {
+				t.Errorf("niceTicks(%g, %g) = %d ticks", tc.lo, tc.hi, len(ticks))
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("niceTicks(%g, %g) does not end", tc.lo, tc.hi)
+		}
+	}
+}
+
+// TestThin: a line of far more points than pixel columns keeps each
+// column's first, lowest, highest and last point, so peaks survive; a
+// short line is drawn as it is.
+func TestThin(t *testing.T) {
+	var l Line
+	for i := range 100000 {
+		y := float64(i % 7)
+		if i == 54321 {
+			y = 1000 // one spike
+		}
+		l.X, l.Y = append(l.X, float64(i)), append(l.Y, y)
+	}
+	px := func(x float64) float64 { return x / 100000 * 500 }
+	got := thin(l, px, 500)
+	if len(got.X) > 4*500 || len(got.X) < 500 {
+		t.Errorf("thin kept %d points of %d for 500 columns", len(got.X), len(l.X))
+	}
+	if !slices.Contains(got.Y, 1000) {
+		t.Error("the spike is gone")
+	}
+	if !slices.IsSorted(got.X) || got.X[0] != 0 || got.X[len(got.X)-1] != 99999 {
+		t.Errorf("points out of order or ends lost: first %v, last %v", got.X[0], got.X[len(got.X)-1])
+	}
+	short := Line{X: []float64{1, 2, 3}, Y: []float64{1, 2, 3}}
+	if got := thin(short, px, 500); len(got.X) != 3 {
+		t.Errorf("a short line thinned to %d points", len(got.X))
 	}
 }

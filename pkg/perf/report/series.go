@@ -4,11 +4,10 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/outfile"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 )
 
@@ -24,25 +23,20 @@ func RunBaseName(r *runner.Result) string {
 
 // WriteSeries writes r's queue time series to dir as
 // queue_<run>.json (the whole series, with its windows) and
-// queue_<run>.csv (one row per sample) and returns both paths.
-func WriteSeries(dir string, r *runner.Result) (jsonPath, csvPath string, err error) {
-	base := filepath.Join(dir, "queue_"+RunBaseName(r))
+// queue_<run>.csv (one row per sample) and returns both names.
+func WriteSeries(dir *outfile.Dir, r *runner.Result) (jsonName, csvName string, err error) {
+	base := "queue_" + RunBaseName(r)
 	data, err := json.MarshalIndent(r.Queue, "", "  ")
 	if err != nil {
 		return "", "", err
 	}
-	if err := os.WriteFile(base+".json", append(data, '\n'), 0o644); err != nil {
+	if err := dir.WriteFile(base+".json", append(data, '\n'), 0o644); err != nil {
 		return "", "", err
 	}
-	f, err := os.Create(base + ".csv")
-	if err != nil {
+	if err := dir.Write(base+".csv", 0o644, func(w io.Writer) error { return WriteSeriesCSV(w, r) }); err != nil {
 		return "", "", err
 	}
-	if err := WriteSeriesCSV(f, r); err != nil {
-		f.Close()
-		return "", "", err
-	}
-	return base + ".json", base + ".csv", f.Close()
+	return base + ".json", base + ".csv", nil
 }
 
 // WriteSeriesCSV writes the queue series as CSV: seconds since the

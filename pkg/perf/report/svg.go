@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -120,6 +121,7 @@ func (c Chart) SVG() string {
 
 	legendX := marginLeft
 	for i, l := range c.Lines {
+		l = thin(l, px, int(pw))
 		color := l.Color
 		if color == "" {
 			color = Palette[i%len(Palette)]
@@ -151,9 +153,47 @@ func (c Chart) SVG() string {
 
 func esc(s string) string { return html.EscapeString(s) }
 
+// thin keeps, of a line with many more points than the plot has pixel
+// columns, the first, lowest, highest and last point of each column, in
+// their order: the drawing is the same at that resolution, and a long run's
+// series (a sample a second) or a results.json of millions of samples
+// costs the page and the memory of a few thousand points.
+func thin(l Line, px func(float64) float64, columns int) Line {
+	if len(l.X) <= 4*max(columns, 1) {
+		return l
+	}
+	out := l
+	out.X, out.Y = nil, nil
+	for start := 0; start < len(l.X); {
+		col := math.Floor(px(l.X[start]))
+		end, lo, hi := start, start, start
+		for end+1 < len(l.X) && math.Floor(px(l.X[end+1])) == col {
+			end++
+			if l.Y[end] < l.Y[lo] {
+				lo = end
+			}
+			if l.Y[end] > l.Y[hi] {
+				hi = end
+			}
+		}
+		keep := []int{start, lo, hi, end}
+		slices.Sort(keep)
+		for k, i := range keep {
+			if k == 0 || i != keep[k-1] {
+				out.X, out.Y = append(out.X, l.X[i]), append(out.Y, l.Y[i])
+			}
+		}
+		start = end + 1
+	}
+	return out
+}
+
 // niceTicks returns about n round tick values covering [lo, hi].
+// Values from a results.json may be anything: a span that is not a finite
+// positive number gets one tick, and at most 2n+2 ticks are made, since
+// far from zero a small step may not move a float64 at all.
 func niceTicks(lo, hi float64, n int) []float64 {
-	if hi <= lo {
+	if span := hi - lo; !(span > 0) || math.IsInf(span, 0) {
 		return []float64{lo}
 	}
 	raw := (hi - lo) / float64(n)
@@ -166,8 +206,11 @@ func niceTicks(lo, hi float64, n int) []float64 {
 		}
 	}
 	var ticks []float64
-	for t := math.Floor(lo/step) * step; t <= hi+step*1e-9; t += step {
+	for t := math.Floor(lo/step) * step; t <= hi+step*1e-9 && len(ticks) <= 2*n+2; t += step {
 		ticks = append(ticks, t)
+	}
+	if len(ticks) == 0 {
+		return []float64{lo}
 	}
 	if ticks[len(ticks)-1] < hi {
 		ticks = append(ticks, ticks[len(ticks)-1]+step)

@@ -7,12 +7,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/outfile"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/quote"
@@ -34,7 +35,7 @@ const stopTimeout = 5 * time.Minute
 // writes its result where the spec says. The workload's failure is in the
 // result, not in the returned error.
 func RunChild(ctx context.Context, specPath string, stderr io.Writer) error {
-	data, err := os.ReadFile(specPath)
+	data, err := bound.ReadFile(ctx, specPath, maxSpecBytes)
 	if err != nil {
 		return err
 	}
@@ -44,6 +45,11 @@ func RunChild(ctx context.Context, specPath string, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, stopWatching, parentGone := watchParent(ctx)
+	defer stopWatching()
+	// Cleaning up matters more than saying so: a write to a stderr whose
+	// reader died with the parent must fail, not end this process.
+	ignoreBrokenPipe()
 	if dir := os.Getenv(CPUProfileEnv); dir != "" {
 		stopProfile, err := startCPUProfile(dir, spec)
 		if err != nil {
@@ -51,42 +57,53 @@ func RunChild(ctx context.Context, specPath string, stderr io.Writer) error {
 		}
 		defer stopProfile()
 	}
-	res := runChild(ctx, spec, stderr)
+	res := runChild(ctx, spec, stderr, parentGone)
+	if parentGone() {
+		removeRunTempDir(specPath)
+		return errParentGone
+	}
 	data, err = json.Marshal(res)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(spec.ResultPath, data, 0o600)
+	return outfile.WriteFile(spec.ResultPath, data, 0o600)
 }
+
+// maxSpecBytes caps the spec file a child reads: the run's settings and a
+// few names.
+const maxSpecBytes = 1 << 20
 
 func startCPUProfile(dir string, spec ChildSpec) (func(), error) {
 	name := spec.TestCase + "_" + spec.Workload
 	if spec.Variant.Name != "" {
 		name += "_" + spec.Variant.Name
 	}
-	name = strings.NewReplacer("/", "_", " ", "_", "=", "-").Replace(name) + ".cpu.pprof"
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.Create(filepath.Join(dir, name))
+	name = strings.NewReplacer("/", "_", `\\`, "_", " ", "_", "=", "-").Replace(name) + ".cpu.pprof"
+	d, err := outfile.OpenDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
+	f, err := d.Create(name, 0o644)
+	if err != nil {
+		d.Close()
 		return nil, err
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Discard()
+		d.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Commit(); d.Close() }, nil
 }
 
-func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer) *runner.Result {
+func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer, parentGone func() bool) *runner.Result {
 	set := spec.Settings
 	res := &runner.Result{Path: set.Source, TestCase: spec.TestCase, Workload: spec.Workload, Variant: spec.Variant.Name}
 	fail := func(err error) *runner.Result {
 		res.Error = err.Error()
 		return res
 	}
-	f, _, err := load(set.Source)
+	f, _, err := load(set.Source, set.WorkloadRoot)
 	if err != nil {
 		return fail(err)
 	}
@@ -137,13 +154,17 @@ func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer) *runner.Res
 		Parallelism:     set.Parallelism,
 		QueueInterval:   queueInterval,
 		Ledger:          inst.Ledger,
+		ProfileDir:      spec.ProfileDir,
 		Warnings:        stderr,
 	})
 	res = got
 	res.FeatureGates, res.EmulationVersion, res.StartupDuration = gates, emulation, inst.StartDuration
 	// Clean up whatever happened, also after an interrupt.
 	interrupted := ctx.Err() != nil
-	if interrupted {
+	switch {
+	case interrupted && parentGone():
+		fmt.Fprintf(stderr, "%s: %v: cleaning up\n", name, errParentGone)
+	case interrupted:
 		fmt.Fprintf(stderr, "%s: interrupted: cleaning up (interrupt again to leave at once)\n", name)
 	}
 	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)

@@ -4,11 +4,15 @@ package run
 
 import (
 	"os/exec"
+	"os/signal"
 	"syscall"
 )
 
 func setProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
 }
 
 // killGroup kills the child and whatever it started (an etcd, a kind
@@ -16,3 +20,5 @@ func setProcessGroup(cmd *exec.Cmd) {
 func killGroup(cmd *exec.Cmd) {
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
+
+func ignoreBrokenPipe() { signal.Ignore(syscall.SIGPIPE) }

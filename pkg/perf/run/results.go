@@ -2,54 +2,76 @@ package run
 
 import (
 	"bytes"
-	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/outfile"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/report"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 )
 
 // writeResults writes everything to --out and prints the table. The files
-// are written into a directory beside --out and renamed into it, so that
-// --out holds a run's results whole or not at all; the results of a run
-// that failed (failed true) go beside an earlier good run's, never over
-// them.
+// are written into a staging directory inside --out and moved into it at
+// the end, results.json last, so that perf report never reads a
+// results.json ahead of its run's files; the results of a run that failed
+// (failed true) go beside an earlier good run's, never over them.
 func (p *Plan) writeResults(started time.Time, byVariant [][]*runner.Result, all []*runner.Result, failed bool) error {
 	o := &p.opts
 	out := filepath.Clean(o.Out)
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+	dest := out
+	// Not the run's context: an interrupted run's is over, and its results
+	// must still not go over a good run's.
+	if failed && holdsGoodRun(context.Background(), out) {
+		dest = fmt.Sprintf("%s.failed-%s", out, started.Format("20060102-150405"))
+		fmt.Fprintf(o.Stderr, "this run failed: its results go to %s, not over the good run's in %s\n", dest, out)
 	}
-	stage, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".partial-")
+	dir, err := outfile.OpenDir(dest)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	defer os.RemoveAll(stage) // gone already once published
+	defer dir.Close()
+	stage, err := dir.Stage()
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	defer stage.Discard() // gone already once published
 	var files []string
 	for vi, v := range p.variants {
 		if len(byVariant[vi]) == 0 {
 			continue
 		}
-		path, err := report.WriteDataItems(stage, v.Name, o.Topic, started, byVariant[vi])
+		name, err := report.WriteDataItems(stage.Dir, v.Name, o.Topic, started, byVariant[vi])
 		if err != nil {
 			return err
 		}
-		files = append(files, path)
+		files = append(files, name)
 	}
 	for _, r := range all {
+		for i, name := range r.Profiles {
+			// The profile's file in --out names its run: two workloads,
+			// or two sides of a comparison, may name the same filePath.
+			data, err := bound.ReadFile(context.Background(), filepath.Join(p.profileDirs[r], name), report.MaxReadBytes)
+			if err != nil {
+				return fmt.Errorf("CPU profile of %s: %w", report.RunBaseName(r), err)
+			}
+			r.Profiles[i] = report.RunBaseName(r) + "_" + name
+			if err := stage.WriteFile(r.Profiles[i], data, 0o644); err != nil {
+				return err
+			}
+			files = append(files, r.Profiles[i])
+		}
 		if len(r.Queue.Samples) == 0 {
 			continue
 		}
-		j, c, err := report.WriteSeries(stage, r)
+		j, c, err := report.WriteSeries(stage.Dir, r)
 		if err != nil {
 			return err
 		}
@@ -59,11 +81,10 @@ func (p *Plan) writeResults(started time.Time, byVariant [][]*runner.Result, all
 	if err != nil {
 		return err
 	}
-	resultsPath := filepath.Join(stage, "results.json")
-	if err := os.WriteFile(resultsPath, append(data, '\n'), 0o644); err != nil {
+	if err := stage.WriteFile(resultsFile, append(data, '\n'), 0o644); err != nil {
 		return err
 	}
-	files = append(files, resultsPath)
+	files = append(files, resultsFile)
 
 	h := report.HTML{
 		Title:     "schedq-perf: " + filepath.Base(p.path),
@@ -76,37 +97,31 @@ func (p *Plan) writeResults(started time.Time, byVariant [][]*runner.Result, all
 	if o.Compare != "" {
 		h.Pairs = report.PairResults(byVariant[0], byVariant[1])
 	}
-	table, written, err := WriteReport(stage, h)
+	table, written, err := WriteReport(stage.Dir, h)
 	if err != nil {
 		return err
 	}
 	files = append(files, written...)
 
-	dest := out
-	if failed && holdsGoodRun(out) {
-		dest = fmt.Sprintf("%s.failed-%s", out, started.Format("20060102-150405"))
-		fmt.Fprintf(o.Stderr, "this run failed: its results go to %s, not over the good run's in %s\n", dest, out)
-	}
-	if err := publish(stage, dest); err != nil {
+	if err := stage.Publish(resultsFile); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	fmt.Fprint(o.Stdout, table)
 	fmt.Fprintf(o.Stdout, "\nresults in %s:\n", dest)
 	for _, f := range files {
-		fmt.Fprintf(o.Stdout, "  %s\n", filepath.Base(f))
+		fmt.Fprintf(o.Stdout, "  %s\n", f)
 	}
 	return nil
 }
 
+// resultsFile is the name of a run's results in --out.
+const resultsFile = "results.json"
+
 // holdsGoodRun reports whether dir holds the results of a run in which
 // every workload succeeded.
-func holdsGoodRun(dir string) bool {
-	data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+func holdsGoodRun(ctx context.Context, dir string) bool {
+	all, err := ReadResults(ctx, filepath.Join(dir, resultsFile))
 	if err != nil {
-		return false
-	}
-	var all []*runner.Result
-	if json.Unmarshal(data, &all) != nil || len(all) == 0 {
 		return false
 	}
 	for _, r := range all {
@@ -117,41 +132,56 @@ func holdsGoodRun(dir string) bool {
 	return true
 }
 
-// publish moves the files of stage into dest: the directory whole when
-// dest does not exist, else file by file with results.json last, so that
-// perf report never reads a results.json ahead of its run's files.
-func publish(stage, dest string) error {
-	if err := os.Chmod(stage, 0o755); err != nil {
-		return err
-	}
-	if _, err := os.Stat(dest); errors.Is(err, fs.ErrNotExist) {
-		return os.Rename(stage, dest)
-	}
-	entries, err := os.ReadDir(stage)
+// ReadResults reads a results.json that perf run wrote: at most
+// report.MaxReadBytes of a regular file, given up when ctx ends.
+func ReadResults(ctx context.Context, path string) ([]*runner.Result, error) {
+	data, err := bound.ReadFile(ctx, path, report.MaxReadBytes)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	slices.SortStableFunc(entries, func(a, b os.DirEntry) int {
-		return cmp.Compare(b2i(a.Name() == "results.json"), b2i(b.Name() == "results.json"))
-	})
-	for _, e := range entries {
-		if err := os.Rename(filepath.Join(stage, e.Name()), filepath.Join(dest, e.Name())); err != nil {
-			return err
-		}
+	all, err := DecodeResults(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return nil
+	return all, nil
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
+// DecodeResults decodes the content of a results.json: a non-empty list of
+// results, each naming its workload.
+func DecodeResults(data []byte) ([]*runner.Result, error) {
+	var all []*runner.Result
+	if err := json.Unmarshal(data, &all); err != nil {
+		return nil, fmt.Errorf("not the results of a perf run: %w", err)
 	}
-	return 0
+	if len(all) == 0 {
+		return nil, errors.New("no results")
+	}
+	for i, r := range all {
+		if r == nil || r.Workload == "" {
+			return nil, fmt.Errorf("not the results of a perf run: result %d names no workload", i)
+		}
+	}
+	return all, nil
 }
 
 // WriteReport writes the table (summary.txt) and the HTML report of h's
-// results into dir, and returns the table and the files.
-func WriteReport(dir string, h report.HTML) (string, []string, error) {
+// results into dir, and returns the table and the files' names.
+func WriteReport(dir *outfile.Dir, h report.HTML) (string, []string, error) {
+	table, err := Table(h)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := dir.Write("report.html", 0o644, h.Write); err != nil {
+		return "", nil, err
+	}
+	if err := dir.WriteFile("summary.txt", []byte(table), 0o644); err != nil {
+		return "", nil, err
+	}
+	return table, []string{"report.html"}, nil
+}
+
+// Table is the table of h's results: side by side when h compares a gate.
+func Table(h report.HTML) (string, error) {
 	var table bytes.Buffer
 	var err error
 	if h.Gate != "" {
@@ -159,44 +189,12 @@ func WriteReport(dir string, h report.HTML) (string, []string, error) {
 	} else {
 		err = report.WriteSummaryTable(&table, h.Results)
 	}
-	if err != nil {
-		return "", nil, err
-	}
-	htmlPath := filepath.Join(dir, "report.html")
-	f, err := os.Create(htmlPath)
-	if err != nil {
-		return "", nil, err
-	}
-	if err := h.Write(f); err != nil {
-		f.Close()
-		return "", nil, err
-	}
-	if err := f.Close(); err != nil {
-		return "", nil, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "summary.txt"), table.Bytes(), 0o644); err != nil {
-		return "", nil, err
-	}
-	return table.String(), []string{htmlPath}, nil
+	return table.String(), err
 }
 
-// Report reads DIR/results.json, rewrites DIR's report.html and
-// summary.txt, and returns the table. command is what the report quotes.
-// When workload runs failed it returns the table and a *FailedRunsError
-// with their reasons.
-func Report(dir, command string) (string, error) {
-	path := filepath.Join(dir, "results.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w (give the --out directory of a perf run)", path, err)
-	}
-	var all []*runner.Result
-	if err := json.Unmarshal(data, &all); err != nil {
-		return "", fmt.Errorf("%s: not the results of a perf run: %w", path, err)
-	}
-	if len(all) == 0 {
-		return "", fmt.Errorf("%s: no results", path)
-	}
+// ReportOf is the report of a finished run's results, as perf report
+// writes it; command is what it quotes.
+func ReportOf(all []*runner.Result, command string) report.HTML {
 	h := report.HTML{
 		Title:     "schedq-perf: " + filepath.Base(all[0].Path),
 		Command:   command,
@@ -207,7 +205,31 @@ func Report(dir, command string) (string, error) {
 	if gate, on, off, ok := ComparedGate(all); ok {
 		h.Gate, h.Pairs = gate, report.PairResults(on, off)
 	}
-	table, _, err := WriteReport(dir, h)
+	return h
+}
+
+// Report reads DIR/results.json, rewrites DIR's report.html and
+// summary.txt, and returns the table. command is what the report quotes.
+// When workload runs failed it returns the table and a *FailedRunsError
+// with their reasons. ctx's end stops the read of results.json.
+func Report(ctx context.Context, dir, command string) (string, error) {
+	path := filepath.Join(dir, resultsFile)
+	all, err := ReadResults(ctx, path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%w (give the --out directory of a perf run)", err)
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil { // interrupted while decoding: write nothing
+		return "", err
+	}
+	d, err := outfile.OpenDir(dir)
+	if err != nil {
+		return "", err
+	}
+	defer d.Close()
+	table, _, err := WriteReport(d, ReportOf(all, command))
 	if err != nil {
 		return "", err
 	}
@@ -265,7 +287,7 @@ func ComparedGate(all []*runner.Result) (gate string, on, off []*runner.Result, 
 // HostInfo describes the machine the run measured.
 func HostInfo() string {
 	s := fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+	if data, err := bound.ReadFile(context.Background(), "/proc/loadavg", 4<<10); err == nil {
 		if f := strings.Fields(string(data)); len(f) >= 3 {
 			s += ", load average " + strings.Join(f[:3], " ")
 		}

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/outfile"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/report"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
@@ -41,6 +43,9 @@ type Settings struct {
 	// workloads.List) or FILE (any scheduler_perf config); Prepare makes a
 	// FILE's path absolute.
 	Source string `json:"source"`
+	// WorkloadRoot is the tree the files a FILE names must lie in
+	// (--workload-root; empty: workload.DefaultRoot).
+	WorkloadRoot string `json:"workloadRoot,omitempty"`
 
 	TestCase    string `json:"testCase,omitempty"`
 	Workload    string `json:"workload,omitempty"`
@@ -103,13 +108,15 @@ type Plan struct {
 	path     string
 	selected []*workload.Selected
 	variants []Variant
+	// profileDirs holds the directory of each result's CPU profiles.
+	profileDirs map[*runner.Result]string
 }
 
 // Prepare loads and validates everything before anything starts, so that a
 // mistake shows at once: the source, the flags against the provider, the
 // gate to compare, and every template the selected workloads name.
 func Prepare(o Options) (*Plan, error) {
-	p := &Plan{opts: o}
+	p := &Plan{opts: o, profileDirs: map[*runner.Result]string{}}
 	if o.Workload != "" && o.LabelFilterSet {
 		return nil, errors.New("--workload and --label-filter both select workloads: give one of them")
 	}
@@ -118,6 +125,10 @@ func Prepare(o Options) (*Plan, error) {
 	}
 	if o.Parallelism < 1 {
 		return nil, fmt.Errorf("--parallelism must be at least 1, got %d", o.Parallelism)
+	}
+	// Said now, not after the workloads have run.
+	if err := outfile.CheckDir(filepath.Clean(o.Out)); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
 	}
 	reg, delegate, err := provider.Resolve(o.Cluster)
 	if err != nil {
@@ -144,14 +155,20 @@ func Prepare(o Options) (*Plan, error) {
 	} else {
 		p.variants = []Variant{{}}
 	}
-	if p.file, p.path, err = load(o.Source); err != nil {
+	if p.file, p.path, err = load(o.Source, o.WorkloadRoot); err != nil {
 		return nil, err
+	}
+	if p.opts.WorkloadRoot != "" {
+		p.opts.WorkloadRoot = p.file.Root
 	}
 	p.opts.Source = p.path
 	if p.opts.Topic == "" {
 		p.opts.Topic = defaultTopic(p.path)
 	}
 	if p.selected, err = p.file.Select(o.TestCase, p.opts.Workload, p.opts.LabelFilter); err != nil {
+		if errors.As(err, new(*workload.OutsideRootError)) {
+			err = fmt.Errorf("%w: move the file into it, or name a tree that holds both with --workload-root DIR", err)
+		}
 		return nil, err
 	}
 	for _, s := range p.selected {
@@ -166,7 +183,7 @@ func Prepare(o Options) (*Plan, error) {
 // source resolved: FILE's absolute path or NAME. A path that exists wins
 // over a name, except a bare name, which is the embedded workload. The
 // parent and each workload's process decide with it alike.
-func load(source string) (f *workload.File, resolved string, err error) {
+func load(source, root string) (f *workload.File, resolved string, err error) {
 	bare := !strings.ContainsAny(source, `/\`) && filepath.Ext(source) == ""
 	if bare && workloads.Has(source) {
 		f, err := workloads.Load(source)
@@ -177,7 +194,7 @@ func load(source string) (f *workload.File, resolved string, err error) {
 		if err != nil {
 			return nil, "", err
 		}
-		f, err := workload.Load(abs)
+		f, err := workload.LoadWithin(abs, root)
 		return f, abs, err
 	}
 	return nil, "", fmt.Errorf("%q is neither a file nor an embedded workload (`perf list` shows them)", source)
@@ -204,6 +221,9 @@ type ChildSpec struct {
 	Variant    Variant `json:"variant"`
 	RunID      string  `json:"runID"`
 	ResultPath string  `json:"resultPath"`
+	// ProfileDir receives the CPU profiles of the workload's
+	// startCollectingProfile ops; the parent moves them into --out.
+	ProfileDir string `json:"profileDir"`
 }
 
 // ErrInterrupted is returned by Run after SIGINT or SIGTERM.
@@ -221,7 +241,7 @@ func (p *Plan) Run(ctx context.Context, interrupts <-chan os.Signal) error {
 		}
 		return o.Delegate(p.delegate)
 	}
-	tmp, err := os.MkdirTemp("", "schedq-perf-run-")
+	tmp, err := os.MkdirTemp("", tempDirPrefix)
 	if err != nil {
 		return err
 	}
@@ -342,6 +362,7 @@ func (p *Plan) runChild(ctx context.Context, hardStop <-chan struct{}, exe, tmp 
 		Variant:    v,
 		RunID:      id,
 		ResultPath: filepath.Join(tmp, id+".result.json"),
+		ProfileDir: filepath.Join(tmp, id+".profiles"),
 	}
 	failed := func(err error) *runner.Result {
 		return &runner.Result{Path: p.path, TestCase: s.TestCase, Workload: s.Workload, Variant: v.Name, Error: err.Error()}
@@ -351,7 +372,7 @@ func (p *Plan) runChild(ctx context.Context, hardStop <-chan struct{}, exe, tmp 
 	if err != nil {
 		return failed(err), nil
 	}
-	if err := os.WriteFile(specPath, data, 0o600); err != nil {
+	if err := outfile.WriteFile(specPath, data, 0o600); err != nil {
 		return failed(err), nil
 	}
 	cmd := exec.Command(exe, append(slices.Clone(o.ChildArgs), "--spec", specPath)...)
@@ -363,11 +384,10 @@ func (p *Plan) runChild(ctx context.Context, hardStop <-chan struct{}, exe, tmp 
 	setProcessGroup(cmd)
 	// A grandchild that outlives the child must not hold Wait forever.
 	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
+	done, err := StartChild(cmd)
+	if err != nil {
 		return failed(fmt.Errorf("start %s: %w", exe, err)), nil
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	var waitErr error
 	select {
 	case waitErr = <-done:
@@ -385,7 +405,8 @@ func (p *Plan) runChild(ctx context.Context, hardStop <-chan struct{}, exe, tmp 
 			waitErr = <-done
 		}
 	}
-	data, err = os.ReadFile(spec.ResultPath)
+	// The result is read also after an interrupt: not with the run's context.
+	data, err = bound.ReadFile(context.Background(), spec.ResultPath, report.MaxReadBytes)
 	if err != nil {
 		if waitErr == nil {
 			waitErr = errors.New("it wrote no result")
@@ -395,6 +416,9 @@ func (p *Plan) runChild(ctx context.Context, hardStop <-chan struct{}, exe, tmp 
 	res := &runner.Result{}
 	if err := json.Unmarshal(data, res); err != nil {
 		return failed(fmt.Errorf("result of %s/%s: %w", s.TestCase, s.Workload, err)), nil
+	}
+	if len(res.Profiles) > 0 {
+		p.profileDirs[res] = spec.ProfileDir
 	}
 	return res, nil
 }

@@ -23,6 +23,10 @@ func defaults() Options {
 // TestPrepare checks what a run refuses before anything starts, with the
 // words that say how to fix it.
 func TestPrepare(t *testing.T) {
+	outLink := filepath.Join(t.TempDir(), "results")
+	if err := os.Symlink(t.TempDir(), outLink); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		set     func(o *Options)
@@ -37,8 +41,8 @@ func TestPrepare(t *testing.T) {
 		{"unknown workload", func(o *Options) { o.Workload = "1Node" }, `no test case has a workload "1Node"`},
 		{"unknown source", func(o *Options) { o.Source = "no-such" }, "neither a file nor an embedded workload"},
 		{"a missing file", func(o *Options) { o.Source = "dir/no-such.yaml" }, "no such file"},
-		{"a device", func(o *Options) { o.Source = "/dev/zero" }, "/dev/zero: more than 16 MiB: not a scheduler_perf workload file"},
-		{"unknown cluster", func(o *Options) { o.Cluster = "minikube" }, `unknown cluster provider "minikube": want one of kind, kubeconfig`},
+		{"a device", func(o *Options) { o.Source = "/dev/zero" }, "/dev/zero is a character device, not a regular file: give a scheduler_perf workload file"},
+		{"unknown cluster", func(o *Options) { o.Cluster = "minikube" }, `unknown cluster provider "minikube": want one of embedded, kind, kubeconfig`},
 		{"embedded is elsewhere", func(o *Options) { o.Cluster = provider.NameEmbedded }, "make build-perf"},
 		{"keep without kind", func(o *Options) {
 			o.Cluster, o.Provider.Keep, o.Provider.AllowExisting = provider.NameKubeconfig, true, true
@@ -55,6 +59,8 @@ func TestPrepare(t *testing.T) {
 		{"compare a removed gate", func(o *Options) { o.Compare = "SchedulerQueueingHints" }, "--compare SchedulerQueueingHints: unrecognized feature gate: SchedulerQueueingHints"},
 		{"compare", func(o *Options) { o.Compare = "SchedulerPopFromBackoffQ" }, ""},
 		{"parallelism", func(o *Options) { o.Parallelism = 0 }, "--parallelism must be at least 1"},
+		{"--out a link", func(o *Options) { o.Out = outLink }, "--out: " + outLink + " is a symbolic link (to "},
+		{"--out a file", func(o *Options) { o.Out = "/dev/null" }, "--out: /dev/null is not a directory"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

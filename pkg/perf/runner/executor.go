@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/outfile"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
 
@@ -58,7 +58,9 @@ type executor struct {
 	warnMu sync.Mutex
 
 	// profile is the file of the CPU profile being collected, if any.
-	profile *os.File
+	profile     *outfile.File
+	profileDir  *outfile.Dir
+	profileName string
 }
 
 // Run runs sel's ops in order against cluster and returns what they
@@ -207,9 +209,13 @@ func (e *executor) runOp(ctx context.Context, op workload.Op, p *OpProgress, sta
 	case *workload.Barrier:
 		return e.barrier(ctx, op, p)
 	case *workload.Sleep:
+		t := time.NewTimer(op.Duration)
+		defer t.Stop()
 		select {
 		case <-ctx.Done():
-		case <-time.After(op.Duration):
+			// An interrupt during the sleep is the sleep's, not the next op's.
+			return "", context.Cause(ctx)
+		case <-t.C:
 		}
 		return "", nil
 	case *workload.StartCollectingMetrics:
@@ -275,7 +281,7 @@ func describe(op workload.Op) string {
 	case *workload.CreatePodGroups:
 		return fmt.Sprintf("%d pod groups in %s", op.Count, op.Namespace)
 	case *workload.StartCollectingProfile:
-		return "CPU profile into " + op.FilePath
+		return "CPU profile into " + ProfileName(op.FilePath)
 	case *workload.CreateResourceClaims:
 		return fmt.Sprintf("%d claims in %s", op.Count, op.Namespace)
 	case *workload.AllocResourceClaims:

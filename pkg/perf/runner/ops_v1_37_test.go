@@ -170,11 +170,32 @@ func TestExecutor_profile(t *testing.T) {
 	if _, err := e.runOp(context.Background(), ops[1], &OpProgress{}, &OpStat{}); err != nil {
 		t.Fatal(err)
 	}
-	info, err := os.Stat(filepath.Join(e.opts.ProfileDir, "prof", "cpu.pprof"))
+	info, err := os.Stat(filepath.Join(e.opts.ProfileDir, "prof_cpu.pprof"))
 	if err != nil || info.Size() == 0 {
 		t.Errorf("profile file: %v, %v; want a non-empty file", info, err)
 	}
+	if len(e.result.Profiles) != 1 || e.result.Profiles[0] != "prof_cpu.pprof" {
+		t.Errorf("Profiles = %q, want [prof_cpu.pprof]", e.result.Profiles)
+	}
 	if len(e.result.Warnings) != 1 || !strings.Contains(e.result.Warnings[0], "profiles the runner only") {
 		t.Errorf("warnings = %q, want one saying the scheduler is not profiled", e.result.Warnings)
+	}
+}
+
+// TestProfileName: a workload's filePath names a file in the results
+// directory, never a place outside it.
+func TestProfileName(t *testing.T) {
+	for _, tc := range []struct{ filePath, want string }{
+		{"cpu.pprof", "cpu.pprof"},
+		{"prof/cpu.pprof", "prof_cpu.pprof"},
+		{"../../home/u/.bashrc", "home_u_.bashrc"},
+		{"/etc/passwd", "etc_passwd"},
+		{"./a/./b", "a_b"},
+		{"..", "cpu.pprof"},
+		{"/", "cpu.pprof"},
+	} {
+		if got := ProfileName(tc.filePath); got != tc.want {
+			t.Errorf("ProfileName(%q) = %q, want %q", tc.filePath, got, tc.want)
+		}
 	}
 }

@@ -21,7 +21,9 @@ type Progress interface {
 type OpProgress struct {
 	// Workload is "<test case>/<workload>" (and the variant, if any).
 	Workload string
-	// Index is the op's position, Total the number of ops.
+	// Index is the op's position, from 0 (workload.OpPos.Index, which
+	// errors name as upstream's harness does: "op 3"), Total the number of
+	// ops.
 	Index, Total int
 	Opcode       string
 	// Detail says what the op works on ("1000 pods in namespace-2").
@@ -51,17 +53,37 @@ func NewProgress(w io.Writer, terminal bool) Progress {
 
 type lineProgress struct{ w io.Writer }
 
+// name is how progress names the op: by its index, as errors do, and how
+// far the workload is ("op 3 (4th of 6) createPods").
+func (op *OpProgress) name() string {
+	return fmt.Sprintf("op %d (%s of %d) %s", op.Index, ordinal(op.Index+1), op.Total, op.Opcode)
+}
+
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
+}
+
 func (p *lineProgress) OpStart(op *OpProgress) {
-	fmt.Fprintf(p.w, "%s: op %d/%d %s %s\n", op.Workload, op.Index+1, op.Total, op.Opcode, op.Detail)
+	fmt.Fprintf(p.w, "%s: %s %s\n", op.Workload, op.name(), op.Detail)
 }
 
 func (p *lineProgress) OpDone(op *OpProgress, summary string, err error) {
 	took := time.Since(op.Started).Round(time.Millisecond)
 	if err != nil {
-		fmt.Fprintf(p.w, "%s: op %d/%d %s failed after %v\n", op.Workload, op.Index+1, op.Total, op.Opcode, took)
+		fmt.Fprintf(p.w, "%s: %s failed after %v\n", op.Workload, op.name(), took)
 		return
 	}
-	fmt.Fprintf(p.w, "%s: op %d/%d %s done in %v%s\n", op.Workload, op.Index+1, op.Total, op.Opcode, took, prefixed(summary))
+	fmt.Fprintf(p.w, "%s: %s done in %v%s\n", op.Workload, op.name(), took, prefixed(summary))
 }
 
 func prefixed(s string) string {
@@ -101,7 +123,7 @@ func (p *barProgress) OpStart(op *OpProgress) {
 
 func (p *barProgress) draw(op *OpProgress) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\r\033[K%s [%d/%d] %s", op.Workload, op.Index+1, op.Total, op.Opcode)
+	fmt.Fprintf(&b, "\r\033[K%s %s", op.Workload, op.name())
 	if op.Want > 0 {
 		created, bound := op.Created.Load(), op.Bound.Load()
 		fill := int(float64(barWidth) * float64(min(bound, op.Want)) / float64(op.Want))
@@ -132,5 +154,5 @@ func (p *barProgress) OpDone(op *OpProgress, summary string, err error) {
 	if err != nil {
 		status, summary = "failed", ""
 	}
-	fmt.Fprintf(p.w, "\r\033[K%s [%d/%d] %s %s in %v%s\n", op.Workload, op.Index+1, op.Total, op.Opcode, status, took, prefixed(summary))
+	fmt.Fprintf(p.w, "\r\033[K%s %s %s in %v%s\n", op.Workload, op.name(), status, took, prefixed(summary))
 }

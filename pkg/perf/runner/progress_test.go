@@ -20,10 +20,10 @@ func TestNewProgress_lines(t *testing.T) {
 	p.OpDone(op, "", errors.New("boom"))
 	got := buf.String()
 	for _, want := range []string{
-		"T/w: op 3/4 createPods 10 pods in ns\n",
-		"T/w: op 3/4 createPods done in ",
+		"T/w: op 2 (3rd of 4) createPods 10 pods in ns\n",
+		"T/w: op 2 (3rd of 4) createPods done in ",
 		": 10 pods bound\n",
-		"T/w: op 3/4 createPods failed after ",
+		"T/w: op 2 (3rd of 4) createPods failed after ",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
@@ -45,7 +45,7 @@ func TestNewProgress_bar(t *testing.T) {
 	p.OpDone(op, "done here", nil)
 	got := buf.String()
 	// 24 cells: 2/8 bound is 6 full cells, 6/8 created 12 more half cells.
-	if !strings.Contains(got, "\r\033[KT/w [1/1] createPods "+strings.Repeat("█", 6)+strings.Repeat("▒", 12)+strings.Repeat("░", 6)+" 2/8 bound, 6 created") {
+	if !strings.Contains(got, "\r\033[KT/w op 0 (1st of 1) createPods "+strings.Repeat("█", 6)+strings.Repeat("▒", 12)+strings.Repeat("░", 6)+" 2/8 bound, 6 created") {
 		t.Errorf("no bar in:\n%q", got)
 	}
 	if !strings.HasSuffix(got, ": done here\n") {

@@ -83,8 +83,9 @@ type Options struct {
 	// Ledger, when set, records every object the run creates (besides
 	// pods), for a provider that must clean up.
 	Ledger *Ledger
-	// ProfileDir is where a startCollectingProfile's relative filePath is
-	// (upstream: -data-items-dir); empty for the working directory.
+	// ProfileDir is the directory a startCollectingProfile writes into
+	// (upstream: -data-items-dir), as ProfileName names the file; empty
+	// refuses the op.
 	ProfileDir string
 	// Warnings receives warnings (a throughput interval off by more than the
 	// margin, a window without throughput samples); nil discards them.
@@ -175,6 +176,9 @@ type Result struct {
 	Cleanup string `json:"cleanup,omitempty"`
 	// Warnings are what Options.Warnings received.
 	Warnings []string `json:"warnings,omitempty"`
+	// Profiles are the CPU profiles the workload's ops wrote, by name in
+	// Options.ProfileDir.
+	Profiles []string `json:"profiles,omitempty"`
 	// Error is the reason the workload failed, empty if it did not.
 	Error string `json:"error,omitempty"`
 }

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package bound
+
+const openNonblock = 0
