@@ -59,9 +59,12 @@ type Endpoint struct {
 	// releases what Open set up (a port-forward), or nil.
 	Open func(ctx context.Context) (base string, client *http.Client, stop func(), err error)
 	// MetricsPath is the metrics' path under base; MetricsAccept the
-	// Accept header to send for it (empty: the text format's).
-	MetricsPath   string
-	MetricsAccept string
+	// Accept header to send for it (empty: the text format's). With
+	// MetricsAnyType the answer's Content-Type is not checked: the body
+	// is parsed as a text exposition whatever it says.
+	MetricsPath    string
+	MetricsAccept  string
+	MetricsAnyType bool
 	// NoConfig, when set, says why the scheduler's /configz and /flagz are
 	// not read through this endpoint; otherwise they are read under base
 	// as the scheduler serves them.
@@ -311,7 +314,7 @@ func (ep *Endpoint) scrape(ctx context.Context, extra map[string]string) (*Snaps
 	if accept == "" {
 		accept = acceptHeader
 	}
-	data, err := fetchAccept(ctx, client, base+ep.MetricsPath, ep.Target, accept)
+	data, err := fetchAccept(ctx, client, base+ep.MetricsPath, ep.Target, accept, ep.MetricsAnyType)
 	if err != nil {
 		return nil, ep.annotate(ctx, err)
 	}
