@@ -73,9 +73,10 @@ type Endpoint struct {
 	// and the RBAC objects that grant it. Nil: the scheduler's own
 	// nonResourceURLs ["/metrics"].
 	Forbidden *Grant
-	// auth, when set, checks an impersonated identity's access before the
-	// scrape and names the identity on a 403 (the scheduler itself does not
-	// honour impersonation; the API server does).
+	// auth, when set, names the identity on a 403 and, for the scheduler's
+	// own /metrics (Forbidden nil), checks an impersonated identity's access
+	// before the scrape: the scheduler does not honour impersonation, the
+	// API server does.
 	auth *kubeAuth
 }
 
@@ -299,8 +300,10 @@ func (d *Discovery) String() string {
 // scrape opens the endpoint, reads the metrics and the extra paths, and
 // closes it.
 func (ep *Endpoint) scrape(ctx context.Context, extra map[string]string) (*Snapshot, error) {
-	if err := ep.auth.precheck(ctx, ep.Target); err != nil {
-		return nil, err
+	if ep.Forbidden == nil {
+		if err := ep.auth.precheck(ctx, ep.Target); err != nil {
+			return nil, err
+		}
 	}
 	base, client, stop, err := ep.Open(ctx)
 	if err != nil {
