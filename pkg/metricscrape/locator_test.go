@@ -1,8 +1,11 @@
 package metricscrape_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"flag"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -21,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
 	. "github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
@@ -359,5 +363,42 @@ func TestEKS_accept(t *testing.T) {
 	}
 	if ekstest.Accepts("text/plain;version=0.0.4") {
 		t.Error("the scheduler's own Accept header would be answered: the test shows nothing")
+	}
+}
+
+// TestDiscovery_verbose: -v 1 prints each step of discovery, in order.
+func TestDiscovery_verbose(t *testing.T) {
+	var fs flag.FlagSet
+	klog.InitFlags(&fs)
+	var buf bytes.Buffer
+	klog.LogToStderr(false)
+	klog.SetOutput(&buf)
+	_ = fs.Set("v", "1")
+	t.Cleanup(func() {
+		_ = fs.Set("v", "0")
+		klog.SetOutput(io.Discard)
+		klog.LogToStderr(true)
+	})
+	d, _, _ := fakeCluster(t, clusterShape{objects: []runtime.Object{pod("openshift-kube-scheduler", "openshift-kube-scheduler-m-0", "m-0", "app=openshift-kube-scheduler")}})
+	if _, err := d.Scrape(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	klog.Flush()
+	var steps []string
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if _, msg, ok := strings.Cut(line, "scheduler discovery: "); ok {
+			steps = append(steps, msg)
+		}
+	}
+	want := []string{
+		"embedded: no schedq.kubectl-schedq.io/scheduler extension in the kubeconfig",
+		"EKS: API group metrics.eks.amazonaws.com/v1 not served",
+		"Talos: no pod k8s-app=kube-scheduler in kube-system",
+		"kubeadm: no pod component=kube-scheduler or named kube-scheduler-* in kube-system",
+		"OpenShift: 1 pod app=openshift-kube-scheduler in openshift-kube-scheduler",
+		"OpenShift: reading kube-scheduler openshift-kube-scheduler/openshift-kube-scheduler-m-0:10259 (port-forward)",
+	}
+	if strings.Join(steps, "\n") != strings.Join(want, "\n") {
+		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(steps, "\n"), strings.Join(want, "\n"))
 	}
 }
