@@ -187,7 +187,7 @@ func TestDiscovery_platforms(t *testing.T) {
 		{
 			name:    "k3s by its version",
 			shape:   clusterShape{version: "v1.33.4+k3s1"},
-			wantErr: []string{"looks like k3s (server version v1.33.4+k3s1)", "no scheduler pod: k3s runs kube-scheduler in the server process", "--metrics-url https://<server>:10259/metrics", "--kube-scheduler-arg=bind-address=0.0.0.0"},
+			wantErr: []string{"looks like k3s (server version v1.33.4+k3s1)", "no scheduler pod: k3s runs kube-scheduler in the server process", "--metrics-url https://127.0.0.1:10259/metrics", "--kube-scheduler-arg=bind-address=0.0.0.0"},
 		},
 		{
 			name:    "k3s by its nodes",

@@ -3,6 +3,8 @@ package metricscrape
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"strings"
 )
 
 // OutOfReach is a Locator for a platform that keeps kube-scheduler where
@@ -13,7 +15,9 @@ type OutOfReach struct {
 	Name string
 	// Marks says whether the cluster is the platform: the evidence, or "".
 	Marks func(ctx context.Context, c *Cluster) (string, error)
-	// Why says where the scheduler is; Remedy names the flag.
+	// Why says where the scheduler is; Remedy names the flag, with
+	// "<server>" for the API server's host (the scheduler of an in-process
+	// distribution runs on it).
 	Why, Remedy string
 }
 
@@ -32,7 +36,13 @@ func (l *OutOfReach) Detect(ctx context.Context, c *Cluster) (Detection, error) 
 // Locate implements Locator: always an *UnreachableError.
 func (l *OutOfReach) Locate(ctx context.Context, c *Cluster) (*Endpoint, error) {
 	ev, _ := l.Marks(ctx, c)
-	return nil, &UnreachableError{Platform: l.Name, Evidence: ev, Why: l.Why, Remedy: l.Remedy}
+	remedy := l.Remedy
+	if c.Config != nil {
+		if u, err := url.Parse(c.Config.Host); err == nil && u.Hostname() != "" {
+			remedy = strings.ReplaceAll(remedy, "<server>", u.Hostname())
+		}
+	}
+	return nil, &UnreachableError{Platform: l.Name, Evidence: ev, Why: l.Why, Remedy: remedy}
 }
 
 // inProcess is a distribution that runs kube-scheduler inside its server
@@ -42,7 +52,7 @@ func inProcess(name string, marks func(ctx context.Context, c *Cluster) (string,
 	return &OutOfReach{
 		Name: name, Marks: marks,
 		Why:    fmt.Sprintf("no scheduler pod: %s runs kube-scheduler in the server process", name),
-		Remedy: fmt.Sprintf("use --metrics-url https://<server>:%d/metrics once the scheduler listens there (%s)", SchedulerSecurePort, bind),
+		Remedy: fmt.Sprintf("use --metrics-url https://<server>:%d/metrics --insecure-skip-tls-verify (its serving certificate is self-signed) once the scheduler listens there (%s)", SchedulerSecurePort, bind),
 	}
 }
 
