@@ -22,7 +22,12 @@
 # again; and pods schedq-flush-demo held back, freed by a node label the
 # plugin does not hear, bound right after the flush. And
 # `kubectl schedq status --prometheus-url` answers from Prometheus' first
-# sample on, saying how much data its rates cover.
+# sample on, saying how much data its rates cover; and status and explain
+# reach it through a proxy that wants a bearer token and a tenant, as a
+# managed or multi-tenant Prometheus does (hack/tenant-proxy), with
+# --prometheus-bearer-token-file, --prometheus-header and
+# --prometheus-certificate-authority, and fail without them naming the 401
+# or 403 and the flag, never printing the token.
 # With SCREENSHOT=FILE.png it then draws the dashboard's panels over the whole
 # run into FILE.png (hack/dashboard-preview/render.sh, headless Chromium).
 # Usage: hack/test-prometheus.sh   (make test-prometheus builds the binaries)
@@ -43,10 +48,10 @@ command -v kubectl >/dev/null || fail "kubectl is missing: it creates the test's
 command -v jq >/dev/null || fail "jq is missing: it reads Prometheus' API answers"
 
 WORK=$(mktemp -d)
-CLUSTER_PID= OFF_PID= PROM_PID=
+CLUSTER_PID= OFF_PID= PROM_PID= PROXY_PID=
 cleanup() {
-  for pid in "$PROM_PID" "$CLUSTER_PID" "$OFF_PID"; do [ -z "$pid" ] || kill "$pid" 2>/dev/null || true; done
-  for pid in "$PROM_PID" "$CLUSTER_PID" "$OFF_PID"; do [ -z "$pid" ] || wait "$pid" 2>/dev/null || true; done
+  for pid in "$PROXY_PID" "$PROM_PID" "$CLUSTER_PID" "$OFF_PID"; do [ -z "$pid" ] || kill "$pid" 2>/dev/null || true; done
+  for pid in "$PROXY_PID" "$PROM_PID" "$CLUSTER_PID" "$OFF_PID"; do [ -z "$pid" ] || wait "$pid" 2>/dev/null || true; done
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -211,6 +216,59 @@ echo "== status --prometheus-url with seconds of data: rates over them"
 jq -e '(.rateWindow != null) and ([.warnings[]? | select(test("of data"))] | length == 1)' "$WORK/status.json" >/dev/null ||
   fail "status --prometheus-url gave no rates over the data it had: $(jq -c '{rateWindow, warnings}' "$WORK/status.json")"
 echo "   $(jq -r '[.rateWindow, (.warnings[]? | select(test("of data")))] | join(": ")' "$WORK/status.json")"
+
+echo "== status and explain through a proxy that wants a bearer token and a tenant"
+proxy_start=$SECONDS
+go build -o "$WORK/tenant-proxy" ./hack/tenant-proxy
+PROM_TOKEN="schedq-test-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+echo "$PROM_TOKEN" >"$WORK/prom-token"
+"$WORK/tenant-proxy" --upstream "$PROM" --token-file "$WORK/prom-token" --tenant team-a --ca-out "$WORK/proxy-ca.crt" \
+  >"$WORK/proxy.out" 2>"$WORK/proxy.log" &
+PROXY_PID=$!
+for _ in $(seq 50); do grep -q '^listening ' "$WORK/proxy.out" && break; sleep 0.1; done
+PROXY=$(sed -n 's/^listening //p' "$WORK/proxy.out")
+[ -n "$PROXY" ] || { cat "$WORK/proxy.log" >&2; fail "the tenant proxy did not start"; }
+creds=(--prometheus-url "$PROXY" --prometheus-certificate-authority "$WORK/proxy-ca.crt"
+  --prometheus-bearer-token-file "$WORK/prom-token" --prometheus-header 'X-Scope-OrgID: team-a')
+# plugin OUT ARGS...: runs the plugin, its stdout in OUT and stderr in OUT.err,
+# and fails when the token is in either.
+plugin() {
+  local out=$1 rc=0
+  shift
+  "$PLUGIN" --kubeconfig "$KUBECONFIG_PATH" "$@" >"$out" 2>"$out.err" || rc=$?
+  ! grep -qF "$PROM_TOKEN" "$out" "$out.err" || fail "the token was printed by: $*"
+  return "$rc"
+}
+plugin "$WORK/proxied.json" status "${creds[@]}" -o json -v=10 ||
+  { cat "$WORK/proxied.json.err" >&2; fail "status through the proxy failed with the token and the tenant"; }
+jq -e '.pending.total != null' "$WORK/proxied.json" >/dev/null || fail "status through the proxy printed no queue"
+plugin "$WORK/explained.json" explain -A "${creds[@]}" -o json ||
+  { cat "$WORK/explained.json.err" >&2; fail "explain through the proxy failed"; }
+jq -e '[.warnings[]? | select(test("Prometheus|metrics"))] | length == 0' "$WORK/explained.json" >/dev/null ||
+  fail "explain through the proxy did not read the metrics: $(jq -c .warnings "$WORK/explained.json")"
+echo "   with the token, the tenant and the proxy's CA: status and explain -A read the scheduler's series"
+# refused ARGS... -- WANT...: status with ARGS fails, saying each WANT.
+refused() {
+  local args=() want
+  while [ "$1" != -- ]; do args+=("$1"); shift; done
+  shift
+  ! plugin "$WORK/refused" status --prometheus-url "$PROXY" --prometheus-certificate-authority "$WORK/proxy-ca.crt" "${args[@]}" ||
+    fail "status through the proxy succeeded with ${args[*]:-no credentials}"
+  for want in "$@"; do
+    grep -qF -- "$want" "$WORK/refused.err" || { cat "$WORK/refused.err" >&2; fail "status with ${args[*]:-no credentials} does not say \"$want\""; }
+  done
+  echo "   ${args[*]:-no credentials}: $(grep -o '[0-9][0-9][0-9] [A-Z][a-z]*' "$WORK/refused.err" | head -1)"
+}
+refused -- "401 Unauthorized" "--prometheus-bearer-token-file FILE"
+refused --prometheus-bearer-token-file "$WORK/prom-token" -- "401 Unauthorized" '"no org id"' "--prometheus-header 'X-Scope-OrgID: TENANT'"
+refused --prometheus-bearer-token-file "$WORK/prom-token" --prometheus-header 'X-Scope-OrgID: team-b' -- "403 Forbidden"
+plugin "$WORK/unproxied.json" explain -A --prometheus-url "$PROXY" --prometheus-certificate-authority "$WORK/proxy-ca.crt" -o json ||
+  fail "explain without the metrics' credentials failed: it answers without metrics"
+jq -e '[.warnings[]? | select(test("401 Unauthorized") and test("--prometheus-bearer-token-file"))] | length == 1' "$WORK/unproxied.json" >/dev/null ||
+  fail "explain without the credentials does not say why it has no metrics: $(jq -c .warnings "$WORK/unproxied.json")"
+kill "$PROXY_PID" && wait "$PROXY_PID" || true
+PROXY_PID=
+echo "   the proxy's cases took $((SECONDS - proxy_start))s"
 
 # live_run NAME ALERT: one of the live runs mixin/README.md lists, with the
 # alert it fires or none (TestReadmeLiveRuns holds the README's table to

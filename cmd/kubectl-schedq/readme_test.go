@@ -132,7 +132,20 @@ var readmeExpect = map[string]struct {
 	"kubectl schedq perf run backoff-drain --workload 4Nodes_40Blocked --cluster kubeconfig --allow-existing-cluster": {check: needsCluster,
 		reason: "needs a cluster: perf/cmd/schedq-perf's TestPlugin_perfOnKubeconfig runs the plugin's backoff-drain on a kubeconfig"},
 
+	// A managed or multi-tenant Prometheus.
+	"kubectl schedq status --prometheus-url https://monitoring.googleapis.com/v1/projects/PROJECT_ID/location/global/prometheus --prometheus-bearer-token-file gmp-token --prometheus-selector 'cluster=\"CLUSTER_NAME\"'": {check: needsCluster,
+		reason: "needs a GKE project; make test-prometheus runs status with --prometheus-bearer-token-file through a proxy that wants a token and a tenant"},
+	"kubectl schedq status --prometheus-url https://WORKSPACE.REGION.prometheus.monitor.azure.com --prometheus-bearer-token-file azure-token --prometheus-selector 'job=\"controlplane-kube-scheduler\"'": {check: needsCluster,
+		reason: "needs an Azure Monitor workspace; make test-prometheus runs status with --prometheus-bearer-token-file through a proxy that wants a token and a tenant"},
+	"kubectl schedq status --prometheus-url https://mimir.example.com/prometheus --prometheus-header 'X-Scope-OrgID: TENANT' --prometheus-selector 'cluster=\"prod\"'": {check: needsCluster,
+		reason: "needs a Mimir; make test-prometheus runs status with --prometheus-header 'X-Scope-OrgID: …' through a proxy that wants a tenant"},
+	"kubectl schedq explain -A --prometheus-url https://mimir.example.com/prometheus --prometheus-header 'X-Scope-OrgID: TENANT' --prometheus-bearer-token-file mimir-token": {check: needsCluster,
+		reason: "needs a Mimir; make test-prometheus runs explain -A with these flags through a proxy that wants a token and a tenant"},
+
 	// Other tools.
+	"gcloud auth print-access-token > gmp-token": {check: notPlugin, reason: "Google Cloud's CLI; its token is what GMP's documentation queries with"},
+	"az account get-access-token --resource https://prometheus.monitor.azure.com --query accessToken -o tsv > azure-token": {check: notPlugin,
+		reason: "Azure's CLI; the resource is the one Azure Monitor's PromQL API takes tokens for"},
 	"kind create cluster": {check: notPlugin, reason: "needs Docker; e2e/kind creates its clusters through kind"},
 	"kubectl krew install schedq": {check: notPlugin,
 		reason: "needs the plugin in krew-index; make krew-validate installs every release archive with krew"},
@@ -260,7 +273,7 @@ func parseWithPlugin(t *testing.T, c readmeCommand) {
 		t.Fatalf("README.md:%d: %q is not a kubectl schedq command", c.line, c.text)
 	}
 	root := cmd.NewCmdSchedq(genericiooptions.NewTestIOStreamsDiscard())
-	sub, rest, err := root.Find(strings.Fields(args))
+	sub, rest, err := root.Find(shellWords(args))
 	if err != nil || sub == root {
 		t.Fatalf("README.md:%d: %s: no such command (%v)", c.line, c.text, err)
 	}
@@ -273,6 +286,40 @@ func parseWithPlugin(t *testing.T, c readmeCommand) {
 	if !sub.Runnable() {
 		t.Fatalf("README.md:%d: %s: %q only groups other commands", c.line, c.text, sub.CommandPath())
 	}
+}
+
+// shellWords splits a command line as sh does for the quoting README.md
+// uses: words apart at blanks, '…' and "…" kept whole, without the quotes.
+func shellWords(line string) []string {
+	var (
+		words  []string
+		cur    strings.Builder
+		quote  rune
+		inWord bool
+	)
+	for _, r := range line {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
 }
 
 var makeTarget = regexp.MustCompile(`(?m)^([a-zA-Z0-9_.-]+(?: [a-zA-Z0-9_.-]+)*):`)

@@ -17,10 +17,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
 	"time"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
 // Path is where the embedded control plane serves the queue.
@@ -162,6 +163,10 @@ func (q Queue) Count() map[QueueName]int {
 	return n
 }
 
+// MaxQueueBytes caps the answer of Fetch: a pod's entry is about 150
+// bytes, so this holds well over a million pods.
+const MaxQueueBytes = 256 << 20
+
 // Fetch GETs the queue from url (a control plane's QueueURL). A nil client
 // means http.DefaultClient.
 func Fetch(ctx context.Context, client *http.Client, url string) (Queue, error) {
@@ -177,7 +182,7 @@ func Fetch(ctx context.Context, client *http.Client, url string) (Queue, error) 
 		return Queue{}, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	body, err := bound.ReadAll(resp.Body, MaxQueueBytes, "the answer")
 	if err != nil {
 		return Queue{}, fmt.Errorf("GET %s: %w", url, err)
 	}

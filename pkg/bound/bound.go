@@ -46,6 +46,37 @@ func (e *TimeoutError) Error() string {
 
 func (e *TimeoutError) Unwrap() error { return e.Err }
 
+// TLSHandshakeTimeout is the bound Go's and client-go's HTTP transports put
+// on a TLS handshake, whatever --request-timeout says.
+const TLSHandshakeTimeout = 10 * time.Second
+
+// IsTLSHandshakeTimeout reports whether err is a server that took the
+// connection and did not complete the TLS handshake within
+// TLSHandshakeTimeout (net/http's error type for it is not exported).
+func IsTLSHandshakeTimeout(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if strings.Contains(err.Error(), "TLS handshake timeout") {
+			return true
+		}
+	}
+	return false
+}
+
+// HandshakeTimeoutError is a call whose server accepted the connection and
+// did not complete the TLS handshake within TLSHandshakeTimeout.
+type HandshakeTimeoutError struct {
+	Call string
+	Err  error
+}
+
+func (e *HandshakeTimeoutError) Error() string {
+	return fmt.Sprintf("%s: the TLS handshake did not complete within %s: the server accepted the connection but did not answer TLS "+
+		"(no TLS server on that port, or one that hangs); this is the HTTP client's bound on a handshake, which --request-timeout does not change",
+		e.Call, TLSHandshakeTimeout)
+}
+
+func (e *HandshakeTimeoutError) Unwrap() error { return e.Err }
+
 // Call names the call and its bound in a timeout, and wraps any other
 // error with the call's name.
 func Call(call string, bound time.Duration, err error) error {
@@ -53,8 +84,12 @@ func Call(call string, bound time.Duration, err error) error {
 		return nil
 	}
 	var te *TimeoutError
-	if errors.As(err, &te) {
+	var he *HandshakeTimeoutError
+	if errors.As(err, &te) || errors.As(err, &he) {
 		return err
+	}
+	if IsTLSHandshakeTimeout(err) {
+		return &HandshakeTimeoutError{Call: call, Err: err}
 	}
 	if IsTimeout(err) {
 		return &TimeoutError{Call: call, Bound: bound, Err: err}

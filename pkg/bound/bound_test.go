@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 )
 
 type source string
@@ -61,5 +64,35 @@ func TestScrape(t *testing.T) {
 	err := Scrape(source("https://s:10259/metrics"), time.Second, context.DeadlineExceeded)
 	if !strings.HasPrefix(err.Error(), "reading the scheduler's metrics from https://s:10259/metrics: no answer within 1s") {
 		t.Errorf("Scrape() = %q", err)
+	}
+}
+
+// handshakeTimeout is the error net/http gives for a server that takes the
+// connection and never completes TLS, after a short handshake bound.
+func handshakeTimeout(t *testing.T) error {
+	t.Helper()
+	client := &http.Client{Transport: &http.Transport{TLSHandshakeTimeout: 100 * time.Millisecond}}
+	_, err := client.Get(testsupport.SilentPort(t))
+	if err == nil {
+		t.Fatal("a silent port answered")
+	}
+	return err
+}
+
+// A TLS handshake that does not complete is named as such, with the bound
+// that applied (the HTTP client's, 10s), not as --request-timeout's.
+func TestCall_tlsHandshakeTimeout(t *testing.T) {
+	err := Call("reading the scheduler's metrics from https://s:10259/metrics", 30*time.Second, handshakeTimeout(t))
+	var he *HandshakeTimeoutError
+	if !errors.As(err, &he) {
+		t.Fatalf("Call() = %v, want a HandshakeTimeoutError", err)
+	}
+	for _, want := range []string{"reading the scheduler's metrics from https://s:10259/metrics: the TLS handshake did not complete within 10s", "which --request-timeout does not change"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Call() = %q, want %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "30s") || strings.Contains(err.Error(), "wait longer") {
+		t.Errorf("Call() = %q blames --request-timeout's bound", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"sync"
 )
 
@@ -126,3 +127,29 @@ func FormatBytes(n int64) string {
 	}
 	return fmt.Sprintf("%.1f %s", v, units[i])
 }
+
+// CapBodies wraps a round tripper so that the body of every answer is
+// capped at limit bytes, however the caller reads it: for clients that
+// read whole answers themselves (client_golang's API client, client-go).
+// Watches and connection upgrades stream as long as they are used and are
+// not capped. The *TooLargeError names the URL, without its query.
+func CapBodies(limit int64) func(http.RoundTripper) http.RoundTripper {
+	return func(rt http.RoundTripper) http.RoundTripper { return &capBodies{rt: rt, limit: limit} }
+}
+
+type capBodies struct {
+	rt    http.RoundTripper
+	limit int64
+}
+
+func (c *capBodies) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.rt.RoundTrip(req)
+	if err != nil || longLived(req) {
+		return resp, err
+	}
+	resp.Body = NewReadCloser(resp.Body, c.limit, "the answer of "+Redact(req.URL, false))
+	return resp, nil
+}
+
+// WrappedRoundTripper lets client-go see through the wrapper.
+func (c *capBodies) WrappedRoundTripper() http.RoundTripper { return c.rt }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -117,6 +119,37 @@ func TestFormatBytes(t *testing.T) {
 	for n, want := range map[int64]string{100: "100 B", 4 << 10: "4 KiB", 64 << 20: "64 MiB", 3 << 29: "1.5 GiB", 1 << 40: "1 TiB"} {
 		if got := FormatBytes(n); got != want {
 			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// CapBodies caps every answer, however its reader reads it, but not a
+// watch, which streams as long as it is used.
+func TestCapBodies(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write(make([]byte, 64<<10))
+	}))
+	defer srv.Close()
+	client := &http.Client{Transport: CapBodies(4 << 10)(http.DefaultTransport)}
+	for _, tc := range []struct {
+		path     string
+		wantCap  bool
+		wantSize int
+	}{
+		{"/api/v1/pods?limit=500", true, 0},
+		{"/api/v1/pods?watch=true", false, 64 << 10},
+	} {
+		resp, err := client.Get(srv.URL + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if IsTooLarge(err) != tc.wantCap || (!tc.wantCap && len(data) != tc.wantSize) {
+			t.Errorf("%s: read %d bytes, %v; want capped=%v", tc.path, len(data), err, tc.wantCap)
+		}
+		if tc.wantCap && !strings.Contains(err.Error(), "the answer of "+srv.URL+"/api/v1/pods: more than 4 KiB") {
+			t.Errorf("%s: %v does not name the answer and the cap", tc.path, err)
 		}
 	}
 }

@@ -40,7 +40,7 @@ func TestStalledServer(t *testing.T) {
 		args     []string
 		wantCall string
 	}{
-		{"status", []string{"status"}, "reading the scheduler's metrics from"},
+		{"status", []string{"status"}, "finding the scheduler: asking for API group metrics.eks.amazonaws.com/v1 (API server)"},
 		{"status --metrics-url", []string{"status", "--metrics-url", srv.URL + "/metrics"}, "reading the scheduler's metrics from"},
 		{"explain -A", []string{"explain", "-A"}, "listing pods in all namespaces"},
 		{"explain -A --no-metrics", []string{"explain", "-A", "--no-metrics"}, "listing pods in all namespaces"},
@@ -156,5 +156,23 @@ func TestPerfCleanup_bounded(t *testing.T) {
 				t.Errorf("stdout %q, want nothing", out)
 			}
 		})
+	}
+}
+
+// The options text says what --request-timeout does here: 0 is the
+// default bound, not "no timeout" as kubectl's text says.
+func TestOptions_requestTimeout(t *testing.T) {
+	out, _, err := runSchedq(nil, "options")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := ""
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, "--request-timeout") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "0 or unset means 30s") || strings.Contains(line, "zero means don't timeout") {
+		t.Errorf("options says of --request-timeout:\n%s", line)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -64,45 +65,6 @@ type ExplainOptions struct {
 	terminal  bool     // Out is a terminal: --watch redraws in place
 	after     func(time.Duration) <-chan time.Time
 	clock     clock.PassiveClock
-}
-
-// metricsFlags are the flags that name where the scheduler's metrics are.
-type metricsFlags struct {
-	MetricsURL         string
-	PrometheusURL      string
-	PrometheusSelector string
-	MetricsFile        string
-}
-
-func (f *metricsFlags) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.MetricsURL, "metrics-url", f.MetricsURL, "Read the scheduler's metrics from this URL (http, or https with the kubeconfig's credentials)")
-	cmd.Flags().StringVar(&f.PrometheusURL, "prometheus-url", f.PrometheusURL, "Read the scheduler's series from this Prometheus server (instant queries)")
-	cmd.Flags().StringVar(&f.PrometheusSelector, "prometheus-selector", f.PrometheusSelector, `Label matchers that pick one scheduler on the Prometheus server, e.g. 'job="kube-scheduler"'`)
-	cmd.Flags().StringVar(&f.MetricsFile, "metrics-file", f.MetricsFile, "Read a saved text exposition of the scheduler's metrics, or - for stdin")
-	_ = cmd.MarkFlagFilename("metrics-file", "prom", "txt")
-}
-
-// options names the source; the caller adds the kubeconfig when it resolves.
-func (f *metricsFlags) options() metricscrape.Options {
-	return metricscrape.Options{MetricsURL: f.MetricsURL, PrometheusURL: f.PrometheusURL, PrometheusSelector: f.PrometheusSelector, MetricsFile: f.MetricsFile}
-}
-
-// withTLSFlags adds kubectl's TLS flags to opts, for a URL read without a
-// kubeconfig.
-func withTLSFlags(opts metricscrape.Options, getter genericclioptions.RESTClientGetter) metricscrape.Options {
-	if cf, ok := getter.(*genericclioptions.ConfigFlags); ok && cf != nil {
-		if cf.Insecure != nil {
-			opts.InsecureSkipTLSVerify = *cf.Insecure
-		}
-		if cf.CAFile != nil {
-			opts.CertificateAuthority = *cf.CAFile
-		}
-	}
-	return opts
-}
-
-func (f *metricsFlags) named() bool {
-	return f.MetricsURL != "" || f.PrometheusURL != "" || f.MetricsFile != ""
 }
 
 // NewExplainOptions returns the defaults.
@@ -179,7 +141,7 @@ pages of 5,000, and keeps of each object only what it reads.`,
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Explain every pending pod in every namespace")
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", o.Selector, "Explain the pods matching this label selector")
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, "Explain again at every --interval: redraw the table on a terminal; in a pipe, one JSON object per pod that moved")
-	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between rounds with --watch (at least 500ms)")
+	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between rounds with --watch (500ms to 1h)")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Print the table (and custom columns) without the header line")
 	cmd.Flags().StringVar(&o.SortBy, "sort-by", o.SortBy, "Sort the pods by this JSONPath into each item, e.g. .attempts, .confidence or .queue")
 	cmd.Flags().StringVar(&o.SchedulerName, "scheduler-name", o.SchedulerName, "The scheduler profile whose pods to explain")
@@ -225,15 +187,14 @@ func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.timeout, err = requestTimeout(cmd, o.getter); err != nil {
 		return err
 	}
-	if o.client != nil { // set by tests
-		return nil
-	}
-	cfg, err := restConfig(o.getter, "")
-	if err != nil {
-		return err
-	}
-	if o.client, err = kubernetes.NewForConfig(gather.ListConfig(cfg)); err != nil {
-		return err
+	if o.client == nil { // set by tests
+		cfg, err := restConfig(o.getter, "")
+		if err != nil {
+			return err
+		}
+		if o.client, err = kubernetes.NewForConfig(gather.ListConfig(cfg)); err != nil {
+			return err
+		}
 	}
 	if !o.NoMetrics && o.source == nil {
 		opts := withTLSFlags(o.metricsFlags.options(), o.getter)
@@ -340,8 +301,7 @@ func (o *ExplainOptions) Validate() error {
 			return fmt.Errorf("-l %q: %v", o.Selector, err)
 		}
 	}
-	opts := o.metricsFlags.options()
-	return opts.Validate()
+	return o.metricsFlags.validate()
 }
 
 // failedSource remembers why no source could be resolved.
@@ -358,8 +318,13 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if o.Watch {
 		return o.watch(ctx)
 	}
+	ctx, interrupted, stop := interruptible(ctx)
+	defer stop()
 	defer gather.LowerGCPercent()()
 	g, err := o.Gather(ctx)
+	if interrupted() {
+		return errInterrupted
+	}
 	if err != nil {
 		return err
 	}
@@ -413,6 +378,7 @@ func (o *ExplainOptions) print(list *explain.ExplanationList) error {
 	}
 	if !detailed && len(list.Items) > 0 {
 		PrintCounts(o.ErrOut, list)
+		o.printMetricsOrigin(o.ErrOut, list)
 	}
 	return nil
 }
@@ -440,6 +406,14 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*gather.Result, error) {
 		req.Timeout = DefaultRequestTimeout
 	}
 	return gather.Gather(ctx, req)
+}
+
+// printMetricsOrigin says where discovery found the scheduler's metrics;
+// a source the flags named needs no saying.
+func (o *ExplainOptions) printMetricsOrigin(w io.Writer, list *explain.ExplanationList) {
+	if list.Metrics != "" && !o.metricsFlags.named() {
+		fmt.Fprintf(w, "metrics: %s\n", list.Metrics)
+	}
 }
 
 // podNames takes the pods named on the command line as NAME or, the way

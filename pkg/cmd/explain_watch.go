@@ -73,6 +73,7 @@ func (o *ExplainOptions) redrawList(list *explain.ExplanationList) error {
 	}
 	fmt.Fprintln(&b)
 	PrintCounts(&b, list)
+	o.printMetricsOrigin(&b, list)
 	_, err := fmt.Fprint(o.Out, redraw(b.String()))
 	return err
 }

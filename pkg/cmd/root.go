@@ -4,18 +4,24 @@ package cmd
 
 import (
 	"flag"
+	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 )
 
 // NewCmdSchedq returns the root command with every subcommand attached.
 func NewCmdSchedq(streams genericiooptions.IOStreams) *cobra.Command {
 	configFlags := genericclioptions.NewConfigFlags(true).WithWarningPrinter(streams)
+	// Every API client refuses requests to another origin than the API
+	// server's, so a redirect never carries the kubeconfig's credentials
+	// elsewhere.
+	configFlags.WrapConfigFn = bound.APIConfig
 
 	root := &cobra.Command{
 		Use:   "kubectl-schedq",
@@ -30,6 +36,11 @@ pod sits in, why, and when the scheduler will try it next.`,
 		SilenceErrors: true,
 	}
 	configFlags.AddFlags(root.PersistentFlags())
+	// kubectl's own words ("a value of zero means don't timeout requests")
+	// are not what this plugin does: every call is bounded.
+	if f := root.PersistentFlags().Lookup("request-timeout"); f != nil {
+		f.Usage = fmt.Sprintf("How long to wait for each network call before giving up: a duration (10s, 2m) or a number of seconds; 0 or unset means %s (completion: 5s)", DefaultRequestTimeout)
+	}
 
 	// Only klog's -v is exposed; the rest of klog's flags are noise for a plugin.
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)

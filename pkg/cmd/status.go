@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,6 +29,11 @@ const (
 	// MinStatusInterval is the shortest --interval: below it the rates are
 	// noise and --watch only redraws the same numbers.
 	MinStatusInterval = 500 * time.Millisecond
+	// MaxStatusInterval is the longest --interval: status waits that long
+	// for its second scrape, and a longer wait is a typo, not a measurement.
+	MaxStatusInterval = time.Hour
+	// announcedWait is the --interval from which status says that it waits.
+	announcedWait = 10 * time.Second
 	// PrometheusRateWindow is the rate window with --prometheus-url: a
 	// Prometheus server samples every 15–60 s, so shorter windows show nothing.
 	PrometheusRateWindow = 5 * time.Minute
@@ -93,7 +96,10 @@ the last 5 minutes). The metrics are read from the first of:
   2. --prometheus-url URL: a Prometheus server that scrapes the scheduler,
      for clusters that hide it (EKS, GKE, AKS); rates over its last 5
      minutes, or over what it holds when it has less (a new scheduler,
-     leader or Prometheus), which status then says;
+     leader or Prometheus), which status then says. One that wants
+     credentials gets them from --prometheus-bearer-token-file,
+     --prometheus-header and --prometheus-certificate-authority, sent to
+     that server only and never printed;
   3. --metrics-file FILE: a saved exposition (totals only, no rates);
   4. discovery, which looks for the scheduler as each platform runs it, in
      this order (-v 1 prints each step; SOURCE names the platform found):
@@ -112,7 +118,10 @@ the last 5 minutes). The metrics are read from the first of:
         status says so and names the flag that gets its metrics there.
 
 Each scrape, discovery and port-forward included, gives up after
---request-timeout (30s when it is not set or 0).`,
+--request-timeout (30s when it is not set or 0); a redirect to another
+scheme, host or port than the server named is not followed, and every
+answer is read up to a cap (an exposition 64 MiB, a Prometheus answer
+16 MiB).`,
 		Example: `  # The queue of the cluster in the current context
   kubectl schedq status
 
@@ -124,6 +133,10 @@ Each scrape, discovery and port-forward included, gives up after
 
   # A managed cluster, through the Prometheus server that scrapes its scheduler
   kubectl schedq status --prometheus-url http://prometheus.example:9090 --prometheus-selector 'job="kube-scheduler"'
+
+  # A managed or multi-tenant Prometheus that wants a token and a tenant
+  kubectl schedq status --prometheus-url https://mimir.example.com/prometheus \
+    --prometheus-bearer-token-file token --prometheus-header 'X-Scope-OrgID: team-a'
 
   # A saved exposition, e.g. attached to a bug report (saved on a control-plane
   # node with: curl -sk -H "Authorization: Bearer $TOKEN" https://127.0.0.1:10259/metrics)
@@ -144,7 +157,7 @@ Each scrape, discovery and port-forward included, gives up after
 	}
 	o.metricsFlags.addFlags(cmd)
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, "Redraw at every --interval until interrupted")
-	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between the two scrapes that give rates, and between redraws (at least 500ms)")
+	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between the two scrapes that give rates, and between redraws (500ms to 1h)")
 	o.printFlags.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", completeOutput(o.printFlags.AllowedFormats()))
 	return cmd
@@ -152,16 +165,15 @@ Each scrape, discovery and port-forward included, gives up after
 
 // validateInterval checks --interval of status and explain --watch.
 func validateInterval(d time.Duration) error {
-	if d < MinStatusInterval {
-		return fmt.Errorf("--interval=%s: want at least %s, such as the default %s", d, MinStatusInterval, DefaultStatusInterval)
+	if d < MinStatusInterval || d > MaxStatusInterval {
+		return fmt.Errorf("--interval=%s: want %s to %s, such as the default %s", d, MinStatusInterval, MaxStatusInterval, DefaultStatusInterval)
 	}
 	return nil
 }
 
 // Validate checks the flags without I/O.
 func (o *StatusOptions) Validate() error {
-	src := o.metricsFlags.options()
-	if err := src.Validate(); err != nil {
+	if err := o.metricsFlags.validate(); err != nil {
 		return err
 	}
 	if err := validateInterval(o.Interval); err != nil {
@@ -230,12 +242,12 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if o.Watch {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-		defer stop()
-	}
+	ctx, interrupted, stop := interruptible(ctx)
+	defer stop()
 	st, err := o.measure(ctx, nil)
+	if interrupted() {
+		return errInterrupted
+	}
 	if err != nil {
 		return o.withRemedy(err)
 	}
@@ -298,6 +310,9 @@ func (o *StatusOptions) measure(ctx context.Context, prev *status.SchedulerStatu
 	}
 	if o.MetricsFile != "" {
 		return status.NewSchedulerStatus(nil, first)
+	}
+	if o.Interval >= announcedWait {
+		fmt.Fprintf(o.ErrOut, "waiting %s (--interval) for the second scrape, which gives the rates\n", o.Interval)
 	}
 	select {
 	case <-ctx.Done():
@@ -423,6 +438,7 @@ func (o *StatusOptions) withRemedy(err error) error {
 		transport   *metricscrape.TransportError
 		noLeader    *metricscrape.NoLeaderError
 		notFound    *metricscrape.NotFoundError
+		apiStep     *metricscrape.APIStepError
 	)
 	alternatives := "or read the metrics another way: --metrics-url URL, --prometheus-url URL or --metrics-file FILE"
 	switch {
@@ -439,11 +455,21 @@ func (o *StatusOptions) withRemedy(err error) error {
 		return fmt.Errorf("%w; use --metrics-url URL (a scheduler /metrics you can reach) or --prometheus-url URL (a Prometheus server that scrapes it)", err)
 	case errors.As(err, &noLeader):
 		return fmt.Errorf("%w; use --metrics-url with the leader's address", err)
+	case errors.As(err, &apiStep) && bound.IsTimeout(err):
+		// The API server did not answer on the way to the scheduler:
+		// name that call, not the scrape.
+		return bound.Call("finding the scheduler: "+apiStep.Step+" (API server)", o.timeout, err)
 	case errors.As(err, &transport):
 		switch transport.Kind {
 		case metricscrape.Timeout:
 			return bound.Call("reading the scheduler's metrics from "+transport.Target, o.timeout, err)
 		case metricscrape.TLSFailure:
+			if o.PrometheusURL != "" {
+				if ca := o.PrometheusCertificateAuthority; ca != "" {
+					return fmt.Errorf("%w; the Prometheus server's certificate is not signed by the CA in --prometheus-certificate-authority %s: pass the CA that signs it, or skip the check with --insecure-skip-tls-verify", err, ca)
+				}
+				return fmt.Errorf("%w; if the Prometheus server's certificate is signed by a private CA pass --prometheus-certificate-authority FILE, or skip the check with --insecure-skip-tls-verify", err)
+			}
 			if ca := withTLSFlags(metricscrape.Options{}, o.getter).CertificateAuthority; ca != "" {
 				return fmt.Errorf("%w; the scheduler's serving certificate is not signed by the CA in --certificate-authority %s: pass the CA that signs it, or skip the check with --insecure-skip-tls-verify", err, ca)
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,7 +114,13 @@ func TestStatusOptions_Validate(t *testing.T) {
 		{name: "url and prometheus", set: func(o *StatusOptions) { o.MetricsURL, o.PrometheusURL = "http://x", "http://p" }, wantErr: "give one of them"},
 		{name: "selector without prometheus", set: func(o *StatusOptions) { o.PrometheusSelector = `job="x"` }, wantErr: "--prometheus-selector needs --prometheus-url"},
 		{name: "zero interval", set: func(o *StatusOptions) { o.Interval = 0 }, wantErr: "--interval=0s"},
-		{name: "1ns interval", set: func(o *StatusOptions) { o.Interval = time.Nanosecond }, wantErr: "--interval=1ns: want at least 500ms"},
+		{name: "1ns interval", set: func(o *StatusOptions) { o.Interval = time.Nanosecond }, wantErr: "--interval=1ns: want 500ms to 1h0m0s"},
+		{name: "1000000h interval", set: func(o *StatusOptions) { o.Interval = 1000000 * time.Hour }, wantErr: "--interval=1000000h0m0s: want 500ms to 1h0m0s"},
+		{name: "an hour", set: func(o *StatusOptions) { o.Interval = time.Hour }},
+		{name: "header that does not parse", set: func(o *StatusOptions) { _ = o.PrometheusHeaders.Set("no colon") }, wantErr: "--prometheus-header #1: want 'Name: value'"},
+		{name: "token file without prometheus", set: func(o *StatusOptions) { o.PrometheusBearerTokenFile = "t" }, wantErr: "--prometheus-bearer-token-file needs --prometheus-url"},
+		{name: "header without prometheus", set: func(o *StatusOptions) { _ = o.PrometheusHeaders.Set("X-Scope-OrgID: a") }, wantErr: "--prometheus-header needs --prometheus-url"},
+		{name: "CA without prometheus", set: func(o *StatusOptions) { o.PrometheusCertificateAuthority = "ca" }, wantErr: "--prometheus-certificate-authority needs --prometheus-url"},
 		{name: "watch a file", set: func(o *StatusOptions) { o.Watch, o.MetricsFile = true, "f" }, wantErr: "--watch and --metrics-file"},
 		{name: "-o name", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "name" }, wantErr: "allowed formats are"},
 		{name: "-o json", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "json" }},
@@ -441,6 +448,16 @@ func TestStatusOptions_explain(t *testing.T) {
 			want: []string{"reading the scheduler's metrics from https://s/metrics: no answer within 5s (wait longer with --request-timeout"},
 		},
 		{
+			name: "a TLS handshake that never completes",
+			err:  &metricscrape.TransportError{Kind: metricscrape.Timeout, Target: "https://s/metrics", Err: &url.Error{Op: "Get", URL: "https://s/metrics", Err: errors.New("net/http: TLS handshake timeout")}},
+			want: []string{"reading the scheduler's metrics from https://s/metrics: the TLS handshake did not complete within 10s", "which --request-timeout does not change"},
+		},
+		{
+			name: "the API server does not answer on the way to the scheduler",
+			err:  &metricscrape.APIStepError{Step: "listing kube-scheduler pods in kube-system", Err: context.DeadlineExceeded},
+			want: []string{"finding the scheduler: listing kube-scheduler pods in kube-system (API server): no answer within 5s"},
+		},
+		{
 			name: "tls",
 			err:  &metricscrape.TransportError{Kind: metricscrape.TLSFailure, Target: "https://s/metrics", Err: errors.New("x509: certificate signed by unknown authority")},
 			want: []string{"x509", "--certificate-authority", "--insecure-skip-tls-verify"},
@@ -541,7 +558,7 @@ func TestNewCmdStatus(t *testing.T) {
 		},
 		{name: "--metrics-file - malformed", args: []string{"status", "--metrics-file", "-"}, stdin: []byte("not metrics\n"), wantErr: "stdin:1: malformed metrics exposition"},
 		{name: "--request-timeout abc with a file", args: []string{"status", "--metrics-file", file, "--request-timeout", "abc"}, wantErr: "--request-timeout=abc: want a non-negative duration"},
-		{name: "--interval 1ns", args: []string{"status", "--metrics-file", file, "--interval", "1ns"}, wantErr: "--interval=1ns: want at least 500ms"},
+		{name: "--interval 1ns", args: []string{"status", "--metrics-file", file, "--interval", "1ns"}, wantErr: "--interval=1ns: want 500ms to 1h0m0s"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

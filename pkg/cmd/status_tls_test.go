@@ -1,24 +1,19 @@
 package cmd
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"io"
 	"log"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
 )
 
 // TestStatus_metricsURLTLSFlags reads an https metrics URL with no
@@ -40,8 +35,7 @@ func TestStatus_metricsURLTLSFlags(t *testing.T) {
 	dir := t.TempDir()
 	writeCA := func(name string, der []byte) string {
 		path := filepath.Join(dir, name)
-		data := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-		if err := os.WriteFile(path, data, 0o600); err != nil {
+		if err := os.WriteFile(path, pemCertificate(der), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return path
@@ -90,25 +84,12 @@ func TestStatus_metricsURLTLSFlags(t *testing.T) {
 	}
 }
 
+func pemCertificate(der []byte) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
+
 // selfSignedCA is a CA certificate that signed nothing the tests serve.
 func selfSignedCA(t *testing.T) []byte {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "another CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IsCA:                  true,
-		KeyUsage:              x509.KeyUsageCertSign,
-		BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	der, _ := testsupport.SelfSigned(t, "another CA", true)
 	return der
 }

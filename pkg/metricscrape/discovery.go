@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
 // SchedulerPodSelector selects the kube-scheduler static pods kubeadm (and
@@ -160,7 +163,7 @@ func (sp SchedulerPods) apiStep(step string, err error) error {
 	if apierrors.IsForbidden(err) {
 		return &PortForwardForbiddenError{Step: step, Err: err, Namespace: sp.Namespace, Lease: sp.lease()}
 	}
-	return fmt.Errorf("%s: %w", step, err)
+	return &APIStepError{Step: step, Err: err}
 }
 
 // Target finds the scheduler pod whose queue is live: the only running
@@ -269,7 +272,7 @@ type Forwarder func(ctx context.Context, namespace, pod string, port int) (local
 // serving certificate is not verified (ServerName localhost), as
 // upstream's e2e metrics grabber does.
 func (sp SchedulerPods) Endpoint(c *Cluster, t *SchedulerTarget) (*Endpoint, error) {
-	hc, err := credentialClient(c.Config, true, "localhost")
+	rt, err := credentialTransport(c.Config, true, "localhost")
 	if err != nil {
 		return nil, err
 	}
@@ -301,6 +304,8 @@ func (sp SchedulerPods) Endpoint(c *Cluster, t *SchedulerTarget) (*Endpoint, err
 			}
 			return "", nil, nil, classifyTransportError("kube-scheduler "+where+" through a port-forward", err)
 		}
+		// The credentials go to the port-forward's own local origin only.
+		hc := bound.Client(bound.Origin{Scheme: "https", Host: "127.0.0.1", Port: strconv.Itoa(local)}, rt)
 		return fmt.Sprintf("https://127.0.0.1:%d", local), hc, stop, nil
 	}
 	return ep, nil

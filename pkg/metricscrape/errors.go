@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
 // TransportErrorKind says why a metrics endpoint could not be read.
@@ -41,6 +43,9 @@ func (e *TransportError) Error() string {
 	case PlainHTTP:
 		return fmt.Sprintf("%s answers in plain HTTP, not HTTPS: use an http:// URL", e.Target)
 	case Timeout:
+		if bound.IsTLSHandshakeTimeout(e.Err) {
+			return fmt.Sprintf("%s: the TLS handshake did not complete within %s", e.Target, bound.TLSHandshakeTimeout)
+		}
 		return fmt.Sprintf("%s did not answer in time", e.Target)
 	default:
 		return fmt.Sprintf("cannot reach %s: %v", e.Target, rootCause(e.Err))
@@ -55,8 +60,24 @@ func classifyTransportError(target string, err error) error {
 		return nil
 	}
 	var te *TransportError
-	if errors.As(err, &te) {
+	if errors.As(err, &te) || bound.IsTooLarge(err) {
 		return err
+	}
+	// A redirect elsewhere, or a request elsewhere, stopped by the origin
+	// policy: the error names both ends; "cannot reach" would mislead.
+	var (
+		re *bound.RedirectError
+		oe *bound.OriginError
+		ce *bound.CredentialFileError
+	)
+	if errors.As(err, &re) {
+		return re
+	}
+	if errors.As(err, &ce) {
+		return ce
+	}
+	if errors.As(err, &oe) {
+		return oe
 	}
 	kind := Unreachable
 	var (
@@ -178,12 +199,31 @@ func statusError(target string, resp *http.Response, body []byte) error {
 	case http.StatusForbidden:
 		return &ForbiddenError{Target: target}
 	}
-	text := strings.TrimSpace(string(body))
+	return &HTTPStatusError{Target: target, StatusCode: resp.StatusCode, Status: resp.Status, Body: answerExcerpt(string(body))}
+}
+
+// answerExcerpt is the first line of an answer's body, at most 200 bytes,
+// for an error.
+func answerExcerpt(body string) string {
+	text := strings.TrimSpace(body)
 	if i := strings.IndexByte(text, '\n'); i >= 0 {
 		text = text[:i]
 	}
 	if len(text) > 200 {
-		text = text[:200] + "…"
+		text = strings.ToValidUTF8(text[:200], "") + "…"
 	}
-	return &HTTPStatusError{Target: target, StatusCode: resp.StatusCode, Status: resp.Status, Body: text}
+	return text
 }
+
+// APIStepError is an API server call on the way to the scheduler that
+// failed (a 403 is a PortForwardForbiddenError): the API server, not the
+// scheduler or the port-forward, is what did not answer.
+type APIStepError struct {
+	// Step names the call, e.g. "listing kube-scheduler pods in kube-system".
+	Step string
+	Err  error
+}
+
+func (e *APIStepError) Error() string { return e.Step + ": " + e.Err.Error() }
+
+func (e *APIStepError) Unwrap() error { return e.Err }

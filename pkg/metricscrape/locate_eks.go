@@ -46,7 +46,7 @@ func (eksLocator) Platform() string { return "EKS" }
 func (eksLocator) Detect(ctx context.Context, c *Cluster) (Detection, error) {
 	l, err := c.GroupVersion(ctx, EKSMetricsGroupVersion)
 	if err != nil {
-		return Detection{Evidence: "could not ask for API group " + EKSMetricsGroupVersion}, err
+		return Detection{Evidence: "could not ask for API group " + EKSMetricsGroupVersion}, &APIStepError{Step: "asking for API group " + EKSMetricsGroupVersion, Err: err}
 	}
 	if l != nil {
 		return Detection{Looks: true, Evidence: "API group " + EKSMetricsGroupVersion + " is served"}, nil

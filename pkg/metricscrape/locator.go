@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 )
 
@@ -23,8 +24,9 @@ type Locator interface {
 	Platform() string
 	// Detect says whether the cluster looks like this platform. It reads
 	// what it needs through c, which keeps every answer for the other
-	// locators. It returns an error when it could not look (a 403, a
-	// timeout); discovery then goes on with the next locator.
+	// locators. It returns an error when it could not look: after a 403
+	// discovery goes on with the next locator; any other error (a timeout,
+	// a refused redirect) is the API server's and ends discovery.
 	Detect(ctx context.Context, c *Cluster) (Detection, error)
 	// Locate returns how to reach the scheduler now. Discovery calls it
 	// at every scrape on the platform it found, so that a new leader or a
@@ -233,13 +235,20 @@ func (d *Discovery) locate(ctx context.Context) (*Endpoint, string, error) {
 	var couldNotLook error
 	for _, l := range d.locators {
 		det, err := l.Detect(ctx, d.cluster)
-		if ctx.Err() != nil {
+		if err == nil && ctx.Err() != nil {
 			return nil, "", ctx.Err()
 		}
 		a := Attempt{Platform: l.Platform(), Evidence: det.Evidence, Err: err}
 		nf.Tried = append(nf.Tried, a)
 		if err != nil {
 			klog.V(1).Infof("scheduler discovery: %s: could not look: %v", l.Platform(), err)
+			if !isForbidden(err) {
+				var step *APIStepError
+				if !errors.As(err, &step) {
+					err = &APIStepError{Step: "looking for the scheduler as " + l.Platform() + " runs it", Err: err}
+				}
+				return nil, l.Platform(), err
+			}
 			if couldNotLook == nil {
 				couldNotLook = err
 			}
@@ -278,6 +287,13 @@ func (d *Discovery) locate(ctx context.Context) (*Endpoint, string, error) {
 		}
 	}
 	return nil, "", nf
+}
+
+// isForbidden says whether err is a 403 of the API server: a place this
+// identity may not look into.
+func isForbidden(err error) bool {
+	var pf *PortForwardForbiddenError
+	return errors.As(err, &pf) || apierrors.IsForbidden(err)
 }
 
 // String names the scheduler last read, or the platforms discovery tries.

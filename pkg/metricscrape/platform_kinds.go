@@ -62,7 +62,7 @@ func managedCloud(name string, marks func(ctx context.Context, c *Cluster) (stri
 	return &OutOfReach{
 		Name: name, Marks: marks,
 		Why:    "no scheduler pod: " + name + " runs kube-scheduler out of sight and exports its metrics only to " + prometheus,
-		Remedy: "use --prometheus-url with its PromQL endpoint",
+		Remedy: "use --prometheus-url with its PromQL endpoint and --prometheus-bearer-token-file with a token for it",
 	}
 }
 

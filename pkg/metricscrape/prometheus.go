@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +15,8 @@ import (
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
 // PrometheusSource reads the scheduler's series from a Prometheus server with
@@ -21,35 +24,101 @@ import (
 // control planes). It makes two queries per scrape: one to find the
 // scheduler's scrape target, one for that target's series.
 type PrometheusSource struct {
+	// address is the server's URL without a password, for messages.
 	address  string
 	selector string
 	api      promv1.API
+	// tokenFile and headerNames are what the user gave, for the advice on
+	// a 401 or 403 (header values are never kept here).
+	tokenFile   string
+	headerNames []string
 }
 
+// PrometheusAccess says how to reach a Prometheus server (the
+// --prometheus-* flags).
+type PrometheusAccess struct {
+	// URL is the server's HTTP API root (--prometheus-url).
+	URL string
+	// Selector holds extra label matchers (`job="kube-scheduler"`) for a
+	// server that scrapes several schedulers or clusters.
+	Selector string
+	// BearerTokenFile and Headers are the server's own credentials
+	// (--prometheus-bearer-token-file, --prometheus-header), sent to URL's
+	// origin only. The file is read at each request.
+	BearerTokenFile string
+	Headers         []bound.Header
+	// CertificateAuthority verifies the server's certificate
+	// (--prometheus-certificate-authority; the system's roots when empty);
+	// InsecureSkipTLSVerify skips that check (--insecure-skip-tls-verify).
+	CertificateAuthority  string
+	InsecureSkipTLSVerify bool
+}
+
+// MaxPrometheusAnswerBytes caps one answer of the Prometheus API: the
+// scheduler's series for one target are well under 1 MiB.
+const MaxPrometheusAnswerBytes = 16 << 20
+
 // NewPrometheusSource returns a source for the Prometheus HTTP API at
-// address. selector holds extra label matchers (`job="kube-scheduler"`) for
-// a server that scrapes several schedulers or clusters. When address is on
-// the API server of cfg (a service proxy URL), the kubeconfig's credentials
-// are used; otherwise none are sent. cfg may be nil.
-func NewPrometheusSource(address, selector string, cfg *rest.Config) (*PrometheusSource, error) {
-	u, err := url.Parse(address)
+// a.URL. When a.URL is on the API server of cfg (a service proxy URL) and
+// no token file is given, the kubeconfig's credentials and CA are used;
+// otherwise only a's own credentials are sent. cfg may be nil.
+func NewPrometheusSource(a PrometheusAccess, cfg *rest.Config) (*PrometheusSource, error) {
+	u, err := url.Parse(a.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("Prometheus URL %q: want http(s)://host[:port][/path]", address)
+		return nil, fmt.Errorf("--prometheus-url %q: want http(s)://host[:port][/path]", redactRaw(a.URL))
 	}
-	if err := checkSelector(selector); err != nil {
+	if err := checkSelector(a.Selector); err != nil {
 		return nil, err
 	}
-	var rt http.RoundTripper = http.DefaultTransport
-	if cfg != nil && sameHost(u, cfg.Host) {
-		if rt, err = rest.TransportFor(cfg); err != nil {
-			return nil, fmt.Errorf("kubeconfig credentials: %w", err)
+	origin := bound.OriginOf(u)
+	creds := &bound.Credentials{Origin: origin, BearerTokenFile: a.BearerTokenFile, TokenFlag: "--prometheus-bearer-token-file", Headers: a.Headers}
+	if a.BearerTokenFile != "" {
+		// Read now, so that a missing file fails before any query; it is
+		// read again at each query.
+		if _, err := creds.Token(); err != nil {
+			return nil, err
 		}
 	}
-	client, err := api.NewClient(api.Config{Address: address, RoundTripper: rt})
-	if err != nil {
-		return nil, fmt.Errorf("Prometheus URL %q: %w", address, err)
+	tc := &rest.Config{TLSClientConfig: rest.TLSClientConfig{CAFile: a.CertificateAuthority}}
+	if cfg != nil && sameHost(u, cfg.Host) && a.BearerTokenFile == "" {
+		tc = CredentialConfig(cfg, false, "")
+		if a.CertificateAuthority != "" {
+			tc.CAFile, tc.CAData = a.CertificateAuthority, nil
+		}
 	}
-	return &PrometheusSource{address: address, selector: selector, api: promv1.NewAPI(client)}, nil
+	if a.InsecureSkipTLSVerify {
+		tc.Insecure, tc.CAFile, tc.CAData = true, "", nil
+	}
+	// The flags' credentials go in below client-go's debugging round
+	// tripper, so that -v logs never show them.
+	tc.Wrap(creds.Wrap)
+	rt, err := rest.TransportFor(tc)
+	if err != nil {
+		if a.CertificateAuthority != "" {
+			return nil, fmt.Errorf("--prometheus-certificate-authority %s: %w", a.CertificateAuthority, err)
+		}
+		return nil, fmt.Errorf("Prometheus at %s: %w", u.Redacted(), err)
+	}
+	client, err := api.NewClient(api.Config{Address: a.URL, Client: bound.Client(origin, bound.CapBodies(MaxPrometheusAnswerBytes)(rt))})
+	if err != nil {
+		return nil, fmt.Errorf("--prometheus-url %q: %w", u.Redacted(), err)
+	}
+	src := &PrometheusSource{address: u.Redacted(), selector: a.Selector, api: promv1.NewAPI(client), tokenFile: a.BearerTokenFile}
+	for _, h := range a.Headers {
+		src.headerNames = append(src.headerNames, h.Name)
+	}
+	return src, nil
+}
+
+// redactRaw hides the password of a URL that may not parse.
+func redactRaw(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	if i := strings.LastIndex(raw, "@"); i >= 0 {
+		return "…" + raw[i:]
+	}
+	return raw
 }
 
 // checkSelector rejects what would break out of a `{…}` matcher list.
@@ -98,6 +167,13 @@ func (s *PrometheusSource) ScrapeAt(ctx context.Context, t time.Time) (*Snapshot
 	if err != nil {
 		return nil, err
 	}
+	// As a metrics file without scheduler_pending_pods is refused, so is
+	// an answer without it (the target may have gone between the queries,
+	// or the server answers nothing): no queue is not an empty queue.
+	if !hasMetric(series, PendingPodsMetric) {
+		return nil, fmt.Errorf("%s answered no %s series for target %s at %s (%d other series): this is not a kube-scheduler's queue; run again, or check --prometheus-selector",
+			s, PendingPodsMetric, chosen, t.UTC().Format(time.RFC3339), len(series))
+	}
 	snap, err := FromSamples(series)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s, err)
@@ -118,13 +194,9 @@ func (s *PrometheusSource) ScrapeAt(ctx context.Context, t time.Time) (*Snapshot
 // such series in the window.
 func (s *PrometheusSource) HeldSpan(ctx context.Context, t time.Time, window time.Duration) (from, to time.Time, err error) {
 	q := s.matchers(PendingPodsMetric, nil) + "[" + model.Duration(window).String() + "]"
-	v, _, err := s.api.Query(ctx, q, t)
+	v, err := s.run(ctx, q, t)
 	if err != nil {
-		var apiErr *promv1.Error
-		if errors.As(err, &apiErr) {
-			return time.Time{}, time.Time{}, fmt.Errorf("%s: query %s: %s", s, q, apiErr.Msg)
-		}
-		return time.Time{}, time.Time{}, classifyTransportError(s.String(), err)
+		return time.Time{}, time.Time{}, err
 	}
 	m, ok := v.(model.Matrix)
 	if !ok {
@@ -184,15 +256,41 @@ func (s *PrometheusSource) pickLeader(ctx context.Context, groups []model.LabelS
 	return best, nil
 }
 
+// run runs one query at t and says what went wrong in the user's terms.
+func (s *PrometheusSource) run(ctx context.Context, q string, t time.Time) (model.Value, error) {
+	v, _, err := s.api.Query(ctx, q, t)
+	if err == nil {
+		return v, nil
+	}
+	var (
+		apiErr *promv1.Error
+		urlErr *url.Error
+	)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return nil, err
+	case errors.As(err, &urlErr), bound.IsTooLarge(err), errors.Is(err, context.DeadlineExceeded):
+		return nil, classifyTransportError(s.String(), err)
+	case !errors.As(err, &apiErr):
+		// The client decoded a 2xx answer that is not a query result.
+		return nil, fmt.Errorf("%s: query %s: the answer is not a Prometheus query result (%v): is --prometheus-url the server's API root?", s, q, err)
+	}
+	var code int
+	if _, scanErr := fmt.Sscanf(apiErr.Msg, "client error: %d", &code); scanErr == nil && (code == http.StatusUnauthorized || code == http.StatusForbidden) {
+		return nil, &PrometheusAuthError{Source: s.String(), StatusCode: code, Detail: answerExcerpt(apiErr.Detail), TokenFile: s.tokenFile, Headers: s.headerNames}
+	}
+	msg := apiErr.Msg
+	if d := answerExcerpt(apiErr.Detail); d != "" && apiErr.Type != promv1.ErrBadData && apiErr.Type != promv1.ErrExec {
+		msg += ": " + strconv.Quote(d)
+	}
+	return nil, fmt.Errorf("%s: query %s: %s", s, q, msg)
+}
+
 // query runs one instant query.
 func (s *PrometheusSource) query(ctx context.Context, q string, t time.Time) (model.Vector, error) {
-	v, _, err := s.api.Query(ctx, q, t)
+	v, err := s.run(ctx, q, t)
 	if err != nil {
-		var apiErr *promv1.Error
-		if errors.As(err, &apiErr) {
-			return nil, fmt.Errorf("%s: query %s: %s", s, q, apiErr.Msg)
-		}
-		return nil, classifyTransportError(s.String(), err)
+		return nil, err
 	}
 	vec, ok := v.(model.Vector)
 	if !ok {
@@ -267,4 +365,60 @@ func containsLabels(m model.Metric, want model.LabelSet) bool {
 		}
 	}
 	return true
+}
+
+// PrometheusAuthError is a 401 or 403 from the Prometheus server: it wants
+// credentials it did not get, or does not let them query.
+type PrometheusAuthError struct {
+	Source     string
+	StatusCode int
+	// Detail is the first line of the answer.
+	Detail string
+	// TokenFile and Headers are the credentials that were sent (the
+	// headers by name).
+	TokenFile string
+	Headers   []string
+}
+
+func (e *PrometheusAuthError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s answered %d %s", e.Source, e.StatusCode, http.StatusText(e.StatusCode))
+	if e.Detail != "" {
+		fmt.Fprintf(&b, " (%q)", e.Detail)
+	}
+	var sent string
+	switch {
+	case e.TokenFile != "" && len(e.Headers) > 0:
+		sent = fmt.Sprintf("the token in --prometheus-bearer-token-file %s and the header(s) %s", e.TokenFile, strings.Join(e.Headers, ", "))
+	case e.TokenFile != "":
+		sent = "the token in --prometheus-bearer-token-file " + e.TokenFile
+	case len(e.Headers) > 0:
+		sent = "the header(s) " + strings.Join(e.Headers, ", ")
+	}
+	const tenant = "a multi-tenant server (Mimir, Cortex) also wants the tenant: --prometheus-header 'X-Scope-OrgID: TENANT'"
+	switch {
+	case e.StatusCode == http.StatusForbidden:
+		who := "these credentials"
+		if sent == "" {
+			who = "a request without credentials"
+		}
+		fmt.Fprintf(&b, ": it does not let %s query it: the token's identity needs the right to read metrics "+
+			"(Monitoring Viewer on GMP, Monitoring Data Reader on an Azure Monitor workspace), and %s", who, tenant)
+	case sent == "":
+		fmt.Fprintf(&b, ": it wants credentials and none were sent: give a token with --prometheus-bearer-token-file FILE; %s", tenant)
+	case e.TokenFile == "":
+		fmt.Fprintf(&b, ": it did not accept %s: give a token with --prometheus-bearer-token-file FILE; %s", sent, tenant)
+	default:
+		fmt.Fprintf(&b, ": it did not accept %s: a cloud access token lasts about an hour (fetch a new one); %s", sent, tenant)
+	}
+	return b.String()
+}
+
+func hasMetric(vec model.Vector, name string) bool {
+	for _, smp := range vec {
+		if smp != nil && string(smp.Metric[model.MetricNameLabel]) == name {
+			return true
+		}
+	}
+	return false
 }

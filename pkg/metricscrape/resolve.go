@@ -9,6 +9,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
 // Options chooses a Source. At most one of MetricsURL, PrometheusURL and
@@ -22,6 +24,12 @@ type Options struct {
 	// PrometheusSelector narrows it to one scheduler (label matchers).
 	PrometheusURL      string
 	PrometheusSelector string
+	// PrometheusBearerTokenFile, PrometheusHeaders and
+	// PrometheusCertificateAuthority are the Prometheus server's own
+	// credentials and CA (PrometheusAccess).
+	PrometheusBearerTokenFile      string
+	PrometheusHeaders              []bound.Header
+	PrometheusCertificateAuthority string
 	// MetricsFile is a saved text exposition, or "-" for Stdin.
 	MetricsFile string
 	// Stdin is read for MetricsFile "-".
@@ -29,7 +37,7 @@ type Options struct {
 
 	// InsecureSkipTLSVerify and CertificateAuthority are kubectl's TLS
 	// flags, for a URL read without a kubeconfig (with one, KubeConfig
-	// carries them).
+	// carries them); InsecureSkipTLSVerify applies to PrometheusURL too.
 	InsecureSkipTLSVerify bool
 	CertificateAuthority  string
 
@@ -60,8 +68,20 @@ func (o *Options) Validate() error {
 	if len(named) > 1 {
 		return fmt.Errorf("--metrics-url, --prometheus-url and --metrics-file name different sources: give one of them")
 	}
-	if o.PrometheusSelector != "" && o.PrometheusURL == "" {
-		return fmt.Errorf("--prometheus-selector needs --prometheus-url")
+	if o.PrometheusURL == "" {
+		for _, f := range []struct {
+			flag string
+			set  bool
+		}{
+			{"--prometheus-selector", o.PrometheusSelector != ""},
+			{"--prometheus-bearer-token-file", o.PrometheusBearerTokenFile != ""},
+			{"--prometheus-header", len(o.PrometheusHeaders) > 0},
+			{"--prometheus-certificate-authority", o.PrometheusCertificateAuthority != ""},
+		} {
+			if f.set {
+				return fmt.Errorf("%s needs --prometheus-url", f.flag)
+			}
+		}
 	}
 	return nil
 }
@@ -94,7 +114,11 @@ func Resolve(o Options) (Source, error) {
 		s.extra = o.ExtraPaths
 		return s.withAuth(o.auth(cfg)), nil
 	case o.PrometheusURL != "":
-		return NewPrometheusSource(o.PrometheusURL, o.PrometheusSelector, cfg)
+		return NewPrometheusSource(PrometheusAccess{
+			URL: o.PrometheusURL, Selector: o.PrometheusSelector,
+			BearerTokenFile: o.PrometheusBearerTokenFile, Headers: o.PrometheusHeaders,
+			CertificateAuthority: o.PrometheusCertificateAuthority, InsecureSkipTLSVerify: o.InsecureSkipTLSVerify,
+		}, cfg)
 	}
 	if cfgErr != nil {
 		return nil, cfgErr
@@ -135,6 +159,7 @@ func (o *Options) restConfig() (*rest.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	bound.APIConfig(cfg)
 	// kubectl's flags default the server to localhost:8080, so an empty
 	// kubeconfig loads, without the TLS flags: it is no kubeconfig.
 	if cfg.Host == clientcmd.ClusterDefaults.Server {

@@ -159,13 +159,14 @@ func CredentialConfig(cfg *rest.Config, insecure bool, serverName string) *rest.
 	return out
 }
 
-// credentialClient is an http.Client that authenticates with cfg's credentials.
-func credentialClient(cfg *rest.Config, insecure bool, serverName string) (*http.Client, error) {
+// credentialTransport authenticates with cfg's credentials. It is meant
+// for one origin: give it to bound.Client with the origin it may reach.
+func credentialTransport(cfg *rest.Config, insecure bool, serverName string) (http.RoundTripper, error) {
 	rt, err := rest.TransportFor(CredentialConfig(cfg, insecure, serverName))
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig credentials: %w", err)
 	}
-	return &http.Client{Transport: rt}, nil
+	return rt, nil
 }
 
 // maxExtraBytes bounds an answer of another path than /metrics (/configz,

@@ -32,25 +32,27 @@ type URLSource struct {
 // NewURLSource returns a source for rawURL ("/metrics" is added when the URL
 // has no path). cfg supplies the credentials and the CA for https and may be
 // nil; insecure skips verification of the scheduler's serving certificate.
+// The credentials go to rawURL's origin only (bound.Client).
 func NewURLSource(rawURL string, cfg *rest.Config, insecure bool) (*URLSource, error) {
 	u, err := normalizeURL(rawURL)
 	if err != nil {
 		return nil, err
 	}
 	s := &URLSource{url: u.String(), origin: Origin{Kind: OriginURL, Address: u.String()}}
+	var rt http.RoundTripper = http.DefaultTransport
 	switch {
 	case u.Scheme == "http":
-		s.client = &http.Client{Transport: http.DefaultTransport}
 	case cfg != nil:
-		if s.client, err = credentialClient(cfg, insecure, ""); err != nil {
+		if rt, err = credentialTransport(cfg, insecure, ""); err != nil {
 			return nil, err
 		}
 		s.credentials = true
 	default:
-		if s.client, err = credentialClient(&rest.Config{}, insecure, ""); err != nil {
+		if rt, err = credentialTransport(&rest.Config{}, insecure, ""); err != nil {
 			return nil, err
 		}
 	}
+	s.client = bound.Client(bound.OriginOf(u), rt)
 	return s, nil
 }
 
@@ -63,15 +65,13 @@ func NewURLSourceTLS(rawURL string, insecure bool, caFile string) (*URLSource, e
 		return nil, err
 	}
 	s := &URLSource{url: u.String(), origin: Origin{Kind: OriginURL, Address: u.String()}}
-	if u.Scheme == "http" {
-		s.client = &http.Client{Transport: http.DefaultTransport}
-		return s, nil
+	var rt http.RoundTripper = http.DefaultTransport
+	if u.Scheme != "http" {
+		if rt, err = rest.TransportFor(CredentialConfig(&rest.Config{TLSClientConfig: rest.TLSClientConfig{CAFile: caFile}}, insecure, "")); err != nil {
+			return nil, fmt.Errorf("--certificate-authority %s: %w", caFile, err)
+		}
 	}
-	rt, err := rest.TransportFor(CredentialConfig(&rest.Config{TLSClientConfig: rest.TLSClientConfig{CAFile: caFile}}, insecure, ""))
-	if err != nil {
-		return nil, fmt.Errorf("--certificate-authority %s: %w", caFile, err)
-	}
-	s.client = &http.Client{Transport: rt}
+	s.client = bound.Client(bound.OriginOf(u), rt)
 	return s, nil
 }
 

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/kind/pkg/log"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
@@ -345,6 +346,7 @@ func (k *Kind) Start(ctx context.Context, spec Spec) (_ *Instance, retErr error)
 	if err != nil {
 		return nil, err
 	}
+	bound.APIConfig(restCfg)
 	client, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
 		return nil, err

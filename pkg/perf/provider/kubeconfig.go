@@ -99,6 +99,7 @@ func (k *Kubeconfig) Start(ctx context.Context, spec Spec) (*Instance, error) {
 		if cfg, err = cc.ClientConfig(); err != nil {
 			return nil, fmt.Errorf("kubeconfig: %w", err)
 		}
+		callbound.APIConfig(cfg)
 		where = "cluster " + cfg.Host
 		if client, err = kubernetes.NewForConfig(cfg); err != nil {
 			return nil, err

@@ -3,8 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/collect"
 )
@@ -28,15 +29,27 @@ type HTTPReader struct {
 }
 
 // NewHTTPReader returns a reader of url that authenticates with cfg's
-// credentials (nil: none); insecure skips verification of the scheduler's
-// serving certificate, whose name rarely matches (upstream's metrics
-// grabber does the same).
+// credentials (nil: none), sent to url's origin only; insecure skips
+// verification of the scheduler's serving certificate, whose name rarely
+// matches (upstream's metrics grabber does the same).
 func NewHTTPReader(url string, cfg *rest.Config, insecure bool, serverName string) (*HTTPReader, error) {
+	origin, err := bound.ParseOrigin(url)
+	if err != nil {
+		return nil, fmt.Errorf("metrics URL: %w", err)
+	}
 	rt, err := rest.TransportFor(metricscrape.CredentialConfig(cfg, insecure, serverName))
 	if err != nil {
 		return nil, fmt.Errorf("metrics credentials: %w", err)
 	}
-	return &HTTPReader{URL: url, Client: &http.Client{Transport: rt, Timeout: 30 * time.Second}}, nil
+	return &HTTPReader{URL: url, Client: metricsClient(origin, rt)}, nil
+}
+
+// metricsClient is the client of one scheduler endpoint: credentials to
+// its origin only, each read bounded.
+func metricsClient(origin bound.Origin, rt http.RoundTripper) *http.Client {
+	c := bound.Client(origin, rt)
+	c.Timeout = 30 * time.Second
+	return c
 }
 
 // ReadMetrics implements runner.MetricsReader.
@@ -58,11 +71,14 @@ func fetchFamilies(ctx context.Context, client *http.Client, url string) (collec
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return nil, fmt.Errorf("GET %s: %s: %s", url, resp.Status, body)
+		body, _ := bound.ReadAll(resp.Body, 512, url)
+		return nil, fmt.Errorf("GET %s: %s: %q", url, resp.Status, body)
 	}
 	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(io.LimitReader(resp.Body, maxExposition))
+	fams, err := p.TextToMetricFamilies(bound.NewReader(resp.Body, maxExposition, "GET "+url))
+	if bound.IsTooLarge(err) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", url, err)
 	}
@@ -76,7 +92,10 @@ func fetchFamilies(ctx context.Context, client *http.Client, url string) (collec
 type PortForwardReader struct {
 	client  kubernetes.Interface
 	forward metricscrape.Forwarder
-	http    *http.Client
+	// rt carries the credentials; http reaches it for the open tunnel's
+	// local origin only.
+	rt   http.RoundTripper
+	http *http.Client
 
 	mu     sync.Mutex
 	local  int
@@ -93,7 +112,7 @@ func NewPortForwardReader(cfg *rest.Config, client kubernetes.Interface) (*PortF
 	return &PortForwardReader{
 		client:  client,
 		forward: metricscrape.NewSPDYForwarder(cfg),
-		http:    &http.Client{Transport: rt, Timeout: 30 * time.Second},
+		rt:      rt,
 	}, nil
 }
 
@@ -111,6 +130,7 @@ func (r *PortForwardReader) ReadMetrics(ctx context.Context) (collect.Families, 
 			return nil, fmt.Errorf("port-forward to %s/%s:%d: %w", t.Pod.Namespace, t.Pod.Name, metricscrape.SchedulerSecurePort, err)
 		}
 		r.local, r.stop, r.target = local, stop, t.Pod.Namespace+"/"+t.Pod.Name
+		r.http = metricsClient(bound.Origin{Scheme: "https", Host: "127.0.0.1", Port: strconv.Itoa(local)}, r.rt)
 	}
 	f, err := fetchFamilies(ctx, r.http, fmt.Sprintf("https://127.0.0.1:%d%s", r.local, metricscrape.MetricsPath))
 	if err != nil {
