@@ -40,7 +40,7 @@ func TestStalledServer(t *testing.T) {
 		args     []string
 		wantCall string
 	}{
-		{"status", []string{"status"}, "finding the scheduler: listing kube-scheduler pods in kube-system (API server)"},
+		{"status", []string{"status"}, "finding the scheduler: asking for API group metrics.eks.amazonaws.com/v1 (API server)"},
 		{"status --metrics-url", []string{"status", "--metrics-url", srv.URL + "/metrics"}, "reading the scheduler's metrics from"},
 		{"explain -A", []string{"explain", "-A"}, "listing pods in all namespaces"},
 		{"explain -A --no-metrics", []string{"explain", "-A", "--no-metrics"}, "listing pods in all namespaces"},

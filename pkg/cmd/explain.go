@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -365,6 +366,9 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	list := explain.NewExplanationList(explain.Infer(in), warnings, notFound, in.Now)
 	list.Model, list.ModelSource = in.Version.String(), in.VersionSource
 	list.Config = explain.NewConfigStatus(in.Config, g.ConfigSource)
+	if g.Snapshot != nil {
+		list.Metrics = originText(g.Snapshot.Origin, false)
+	}
 	if o.SortBy != "" {
 		if err := sortExplanations(list.Items, o.SortBy); err != nil {
 			return err
@@ -410,6 +414,7 @@ func (o *ExplainOptions) print(list *explain.ExplanationList) error {
 	}
 	if !detailed && len(list.Items) > 0 {
 		PrintCounts(o.ErrOut, list)
+		o.printMetricsOrigin(o.ErrOut, list)
 	}
 	return nil
 }
@@ -437,6 +442,14 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*gather.Result, error) {
 		req.Timeout = DefaultRequestTimeout
 	}
 	return gather.Gather(ctx, req)
+}
+
+// printMetricsOrigin says where discovery found the scheduler's metrics;
+// a source the flags named needs no saying.
+func (o *ExplainOptions) printMetricsOrigin(w io.Writer, list *explain.ExplanationList) {
+	if list.Metrics != "" && !o.metricsFlags.named() {
+		fmt.Fprintf(w, "metrics: %s\n", list.Metrics)
+	}
 }
 
 // podNames takes the pods named on the command line as NAME or, the way

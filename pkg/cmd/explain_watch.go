@@ -52,6 +52,9 @@ func (o *ExplainOptions) watch(ctx context.Context) error {
 			}
 		}
 		list := explain.NewExplanationList(explain.Infer(g.Input), g.Warnings, g.NotFound, g.Input.Now)
+		if g.Snapshot != nil {
+			list.Metrics = originText(g.Snapshot.Origin, false)
+		}
 		if o.terminal && o.printObj == nil {
 			if err := o.redrawList(list); err != nil {
 				return err
@@ -73,6 +76,7 @@ func (o *ExplainOptions) redrawList(list *explain.ExplanationList) error {
 	}
 	fmt.Fprintln(&b)
 	PrintCounts(&b, list)
+	o.printMetricsOrigin(&b, list)
 	_, err := fmt.Fprint(o.Out, redraw(b.String()))
 	return err
 }

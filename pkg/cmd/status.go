@@ -103,12 +103,21 @@ the last 5 minutes). The metrics are read from the first of:
      --prometheus-header and --prometheus-certificate-authority, sent to
      that server only and never printed;
   3. --metrics-file FILE: a saved exposition (totals only, no rates);
-  4. the scheduler endpoint in the kubeconfig (schedq-perf's control plane);
-  5. the kube-scheduler pod in kube-system (the Lease holder when there are
-     several), through a port-forward to 10259 with the kubeconfig's
-     credentials. This needs get/list pods, get and create pods/portforward
-     (client-go's WebSocket port-forward is a GET) and get
-     leases in kube-system, and get on the /metrics non-resource URL.
+  4. discovery, which looks for the scheduler as each platform runs it, in
+     this order (-v 1 prints each step; SOURCE names the platform found):
+     a. the scheduler endpoint in the kubeconfig (schedq-perf's control plane);
+     b. EKS: the API server's /apis/metrics.eks.amazonaws.com/v1/ksh/container/metrics
+        (get on ksh/metrics in API group metrics.eks.amazonaws.com; it serves
+        no /configz or /flagz);
+     c. RKE2, Talos and kubeadm: the kube-scheduler pods in kube-system;
+        OpenShift: those in openshift-kube-scheduler; the holder of their
+        Lease when there are several, through a port-forward to 10259 with
+        the kubeconfig's credentials. This needs get/list pods, get and
+        create pods/portforward (client-go's WebSocket port-forward is a GET)
+        and get leases in that namespace, and get on the /metrics
+        non-resource URL;
+     d. k3s, k0s, MicroK8s, GKE and AKS keep the scheduler out of reach:
+        status says so and names the flag that gets its metrics there.
 
 Each scrape, discovery and port-forward included, gives up after
 --request-timeout (30s when it is not set or 0); a redirect to another
@@ -456,6 +465,7 @@ func (o *StatusOptions) withRemedy(err error) error {
 		pfForbidden *metricscrape.PortForwardForbiddenError
 		transport   *metricscrape.TransportError
 		noLeader    *metricscrape.NoLeaderError
+		notFound    *metricscrape.NotFoundError
 		apiStep     *metricscrape.APIStepError
 	)
 	alternatives := "or read the metrics another way: --metrics-url URL, --prometheus-url URL or --metrics-file FILE"
@@ -464,8 +474,11 @@ func (o *StatusOptions) withRemedy(err error) error {
 		return fmt.Errorf("%w\n\nA cluster admin can let %s read kube-scheduler's metrics with\n\nkubectl apply -f - <<'EOF'\n%sEOF\n\n%s",
 			err, identityName(forbidden.Identity), forbidden.Remedy(), alternatives)
 	case errors.As(err, &pfForbidden):
-		return fmt.Errorf("%w\n\nFinding the scheduler needs access to kube-system; a cluster admin can let %s in with\n\nkubectl apply -f - <<'EOF'\n%sEOF\n\n%s",
-			err, identityName(pfForbidden.Identity), pfForbidden.Remedy(), alternatives)
+		return fmt.Errorf("%w\n\nFinding the scheduler needs access to %s; a cluster admin can let %s in with\n\nkubectl apply -f - <<'EOF'\n%sEOF\n\n%s",
+			err, pfForbidden.Where(), identityName(pfForbidden.Identity), pfForbidden.Remedy(), alternatives)
+	case errors.As(err, &notFound):
+		// It names what was tried, the platform and the flag already.
+		return err
 	case errors.Is(err, metricscrape.ErrNoSchedulerPod):
 		return fmt.Errorf("%w; use --metrics-url URL (a scheduler /metrics you can reach) or --prometheus-url URL (a Prometheus server that scrapes it)", err)
 	case errors.As(err, &noLeader):

@@ -174,6 +174,13 @@ func schedulerLine(st *status.SchedulerStatus, wide bool) string {
 }
 
 func sourceLine(o metricscrape.Origin, at string, wide bool) string {
+	return originText(o, wide) + ", at " + at
+}
+
+// originText says where metrics came from: the platform discovery found
+// and the way to its scheduler, or the source a flag named; wide adds the
+// pod, node and Lease holder.
+func originText(o metricscrape.Origin, wide bool) string {
 	o.Address, o.Node, o.Target = quote.Cell(o.Address), quote.Cell(o.Node), quote.Cell(o.Target)
 	o.Pod, o.LeaseHolder = quote.Cell(o.Pod), quote.Cell(o.LeaseHolder)
 	var s string
@@ -198,6 +205,8 @@ func sourceLine(o metricscrape.Origin, at string, wide bool) string {
 		}
 	case metricscrape.OriginFile:
 		s = "file " + o.Address
+	case metricscrape.OriginAPIServer:
+		s = "the API server's " + o.Address
 	default:
 		s = o.Address
 	}
@@ -212,7 +221,10 @@ func sourceLine(o metricscrape.Origin, at string, wide bool) string {
 			s += ", Lease holder " + o.LeaseHolder
 		}
 	}
-	return s + ", at " + at
+	if o.Platform != "" {
+		s = o.Platform + ": " + s
+	}
+	return s
 }
 
 func gateText(g status.FeatureGateStatus) string {

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	fakediscovery "k8s.io/client-go/discovery/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -120,11 +122,14 @@ func credentialPaths(t *testing.T) []struct {
 			port, _ := strconv.Atoi(u.Port())
 			forward := func(context.Context, string, string, int) (int, func(), error) { return port, func() {}, nil }
 			client := fake.NewClientset(schedulerPod("cp-1", corev1.PodRunning, true))
-			s, err := NewPortForwardSource(&rest.Config{BearerToken: kubeToken}, client, forward)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return s
+			return NewDiscovery(NewCluster(&rest.Config{BearerToken: kubeToken}, client, forward))
+		}},
+		{"EKS's metrics API on the API server, kubeconfig token", true, kubeToken, func(t *testing.T, base string) Source {
+			client := fake.NewClientset()
+			client.Discovery().(*fakediscovery.FakeDiscovery).Resources = []*metav1.APIResourceList{
+				{GroupVersion: EKSMetricsGroupVersion, APIResources: []metav1.APIResource{{Name: "ksh/metrics", Verbs: metav1.Verbs{"get"}}}}}
+			cfg := bound.APIConfig(&rest.Config{Host: base, BearerToken: kubeToken, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+			return NewDiscovery(NewCluster(cfg, client, nil))
 		}},
 		{"discovery's API calls, kubeconfig token", true, kubeToken, func(t *testing.T, base string) Source {
 			return resolve(t, Options{KubeConfig: credentialKubeconfig(t, base, "token", ""),

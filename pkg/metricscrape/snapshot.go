@@ -67,6 +67,9 @@ type Snapshot struct {
 	// (Options.ExtraPaths), by path; nil when none was asked or the source
 	// reaches no scheduler endpoint.
 	Extra map[string]*Extra `json:"-"`
+	// NoConfig, when set, says why the source that was asked for the
+	// extra paths does not serve them (EKS's metrics API).
+	NoConfig string `json:"-"`
 
 	// Warnings name the series whose values were kept although they look
 	// wrong (a negative gauge, a queue label the scheduler does not use),

@@ -36,7 +36,10 @@ const (
 	OriginPrometheus  OriginKind = "prometheus"
 	OriginKubeconfig  OriginKind = "kubeconfig-extension"
 	OriginPortForward OriginKind = "port-forward"
-	OriginFile        OriginKind = "file"
+	// OriginAPIServer is a path of the API server that serves the
+	// scheduler's metrics (EKS's metrics API).
+	OriginAPIServer OriginKind = "apiserver"
+	OriginFile      OriginKind = "file"
 )
 
 // Origin says where a Snapshot came from: the scheduler's identity as far as
@@ -49,8 +52,13 @@ type Origin struct {
 	Pod string `json:"pod,omitempty"`
 	// Node is the node the scheduler pod runs on (port-forward).
 	Node string `json:"node,omitempty"`
-	// LeaseHolder is the holderIdentity of Lease kube-system/kube-scheduler,
-	// when it was read.
+	// Platform is the platform discovery found the scheduler on (kubeadm,
+	// EKS, OpenShift, …); empty when a flag named the source.
+	Platform string `json:"platform,omitempty"`
+	// Lease is namespace/name of the Lease the schedulers elect their
+	// leader with (port-forward).
+	Lease string `json:"lease,omitempty"`
+	// LeaseHolder is the Lease's holderIdentity, when it was read.
 	LeaseHolder string `json:"leaseHolder,omitempty"`
 	// Candidates is how many scheduler pods or Prometheus targets there were
 	// to choose from.
@@ -83,11 +91,19 @@ func scrapeHTTP(ctx context.Context, client *http.Client, url, target string) (*
 
 // fetch GETs url and returns the body of a 200 text exposition.
 func fetch(ctx context.Context, client *http.Client, url, target string) ([]byte, error) {
+	return fetchAccept(ctx, client, url, target, acceptHeader, false)
+}
+
+// fetchAccept is fetch with another Accept header, for a path in front of
+// the scheduler that wants its own (EKS's); with anyType the answer's
+// Content-Type is not checked and the body is parsed as text whatever it
+// says.
+func fetchAccept(ctx context.Context, client *http.Client, url, target, accept string, anyType bool) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", acceptHeader)
+	req.Header.Set("Accept", accept)
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, classifyTransportError(target, err)
@@ -97,7 +113,7 @@ func fetch(ctx context.Context, client *http.Client, url, target string) ([]byte
 		body, _ := bound.ReadAll(resp.Body, 4<<10, target)
 		return nil, statusError(target, resp, body)
 	}
-	if f := expfmt.ResponseFormat(resp.Header); f.FormatType() != expfmt.TypeTextPlain {
+	if f := expfmt.ResponseFormat(resp.Header); !anyType && f.FormatType() != expfmt.TypeTextPlain {
 		return nil, fmt.Errorf("%s: not a Prometheus text exposition (Content-Type %q): this is not a kube-scheduler's /metrics",
 			target, resp.Header.Get("Content-Type"))
 	}
