@@ -74,9 +74,19 @@ func dockerNames(t *testing.T, format string, what ...string) []string {
 	return strings.Fields(out)
 }
 
-// newCluster creates a kind cluster for the whole test and deletes it when
-// the test ends, then checks that nothing of it is left behind.
+// newCluster creates a kind cluster of one node for the whole test and
+// deletes it when the test ends, then checks that nothing of it is left
+// behind.
 func newCluster(t *testing.T) *cluster {
+	t.Helper()
+	return newClusterOf(t, 1)
+}
+
+// newClusterOf is newCluster with controlPlanes control-plane nodes and no
+// worker: with more than one, kind puts its load balancer in front of their
+// API servers, and each node runs its own kube-scheduler, the three electing
+// a leader, as kubeadm's HA control planes do.
+func newClusterOf(t *testing.T, controlPlanes int) *cluster {
 	t.Helper()
 	if os.Getenv("SCHEDQ_KIND_E2E") != "1" {
 		t.Skip("kind end-to-end tests run with SCHEDQ_KIND_E2E=1 (make test-kind)")
@@ -104,8 +114,11 @@ func newCluster(t *testing.T) *cluster {
 	// kube-scheduler listens on all addresses, as an operator sets it
 	// for a Prometheus outside the node to scrape it (kubeadm binds it to
 	// 127.0.0.1); discovery's port-forward reaches it either way.
-	cfg := "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n" +
-		"kubeadmConfigPatches:\n- |\n  kind: ClusterConfiguration\n  scheduler:\n    extraArgs:\n    - name: bind-address\n      value: 0.0.0.0\n"
+	cfg := "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n"
+	if controlPlanes > 1 {
+		cfg += "nodes:\n" + strings.Repeat("- role: control-plane\n", controlPlanes)
+	}
+	cfg += "kubeadmConfigPatches:\n- |\n  kind: ClusterConfiguration\n  scheduler:\n    extraArgs:\n    - name: bind-address\n      value: 0.0.0.0\n"
 	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err != nil {
 		// kubelet >= 1.35 refuses cgroup v1 unless told otherwise (KEP-5573).
 		cfg += "- |\n  kind: KubeletConfiguration\n  failCgroupV1: false\n"
