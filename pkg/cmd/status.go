@@ -281,7 +281,7 @@ func (o *StatusOptions) measure(ctx context.Context, prev *status.SchedulerStatu
 		if err != nil {
 			return nil, err
 		}
-		return status.NewSchedulerStatus(prev.Snapshot(), cur)
+		return rated(prev.Snapshot(), cur)
 	}
 	first, err := o.scrape(ctx)
 	if err != nil {
@@ -299,7 +299,32 @@ func (o *StatusOptions) measure(ctx context.Context, prev *status.SchedulerStatu
 	if err != nil {
 		return nil, err
 	}
-	return status.NewSchedulerStatus(first, cur)
+	return rated(first, cur)
+}
+
+// rated is the status of cur with the rates since prev, when both read the
+// same scheduler; when a failover (or a replaced scheduler pod) came
+// between them, cur alone, with a warning: counters of two schedulers give
+// no rate.
+func rated(prev, cur *metricscrape.Snapshot) (*status.SchedulerStatus, error) {
+	if metricscrape.SameScheduler(prev.Origin, cur.Origin) {
+		return status.NewSchedulerStatus(prev, cur)
+	}
+	st, err := status.NewSchedulerStatus(nil, cur)
+	if err != nil {
+		return nil, err
+	}
+	st.Warnings = append(st.Warnings, fmt.Sprintf("no rates: the scrapes %s apart read two schedulers (%s, then %s); rates start again from the next scrape",
+		status.FormatWindow(cur.Time.Sub(prev.Time)), originName(prev.Origin), originName(cur.Origin)))
+	return st, nil
+}
+
+// originName names the scheduler a scrape read, briefly.
+func originName(o metricscrape.Origin) string {
+	if o.Pod != "" {
+		return o.Pod
+	}
+	return o.Address
 }
 
 // spanHolder is a Historian that can say over which span it holds the

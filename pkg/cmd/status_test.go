@@ -763,3 +763,61 @@ func TestStatusOptions_measureAt(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusOptions_Run_failover: a failover between two scrapes (another
+// scheduler pod, another Lease holder) gives no rates, since the new
+// leader's counters are its own, and says so; the next frame has rates
+// again. The same scheduler read twice has its rates.
+func TestStatusOptions_Run_failover(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	at := func(name, pod, holder string) *metricscrape.Snapshot {
+		s := recorded(t, name, t0)
+		s.Origin = metricscrape.Origin{Kind: metricscrape.OriginPortForward, Address: pod + ":10259", Pod: pod, LeaseHolder: holder}
+		return s
+	}
+	// The follower's counters are above the leader's: without the check
+	// the rates would be the difference of two schedulers' counters.
+	leader := at("v1.36-parked.prom", "kube-system/kube-scheduler-cp-1", "cp-1_a")
+	newLeader := at("v1.36-settled.prom", "kube-system/kube-scheduler-cp-2", "cp-2_b")
+	for _, tc := range []struct {
+		name  string
+		steps []any
+		// rates says, frame by frame, whether the frame has rates.
+		rates []bool
+	}{
+		{"one scheduler", []any{leader, leader, leader}, []bool{true, true}},
+		{"a failover between the two scrapes of one status", []any{leader, newLeader, newLeader}, []bool{false, true}},
+		{"a failover between two frames", []any{leader, leader, newLeader, newLeader}, []bool{true, false, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := &autoClock{now: t0}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			o, out := newTestStatusOptions(&fakeSource{clock: clk, steps: tc.steps, done: cancel}, clk)
+			o.Watch = true
+			*o.printFlags.OutputFormat = "json"
+			if err := o.Complete(nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			dec := json.NewDecoder(out)
+			var got []bool
+			for dec.More() {
+				var st status.SchedulerStatus
+				if err := dec.Decode(&st); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, st.RateWindow != nil)
+				warned := strings.Contains(strings.Join(st.Warnings, "\n"), "no rates: the scrapes 2s apart read two schedulers (kube-system/kube-scheduler-cp-1, then kube-system/kube-scheduler-cp-2)")
+				if warned == (st.RateWindow != nil) {
+					t.Errorf("frame %d: rates %v, warnings %q", len(got), st.RateWindow, st.Warnings)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.rates) {
+				t.Errorf("frames with rates %v, want %v", got, tc.rates)
+			}
+		})
+	}
+}
