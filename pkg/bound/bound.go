@@ -1,7 +1,10 @@
-// Package bound is how a command says that a network call ran out of its
-// time: one error type, TimeoutError, that names the call, its bound and the
-// flag that lengthens it, and the test of whether an error is a timeout at
-// all, whichever layer (context, net, client-go, API server) reported it.
+// Package bound keeps what a command reads within its bounds. In time: one
+// error type, TimeoutError, that names the call, its bound and the flag
+// that lengthens it, and the test of whether an error is a timeout at all,
+// whichever layer (context, net, client-go, API server) reported it. In
+// size: one capped reader (Reader, ReadAll, ReadAllContext) that every body
+// read from a file or the network goes through, failing at its cap with a
+// TooLargeError that names the source.
 package bound
 
 import (

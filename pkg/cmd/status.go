@@ -438,6 +438,7 @@ func (o *StatusOptions) withRemedy(err error) error {
 		pfForbidden *metricscrape.PortForwardForbiddenError
 		transport   *metricscrape.TransportError
 		noLeader    *metricscrape.NoLeaderError
+		notFound    *metricscrape.NotFoundError
 	)
 	alternatives := "or read the metrics another way: --metrics-url URL, --prometheus-url URL or --metrics-file FILE"
 	switch {
@@ -445,8 +446,11 @@ func (o *StatusOptions) withRemedy(err error) error {
 		return fmt.Errorf("%w\n\nA cluster admin can let %s read kube-scheduler's metrics with\n\nkubectl apply -f - <<'EOF'\n%sEOF\n\n%s",
 			err, identityName(forbidden.Identity), forbidden.Remedy(), alternatives)
 	case errors.As(err, &pfForbidden):
-		return fmt.Errorf("%w\n\nFinding the scheduler needs access to kube-system; a cluster admin can let %s in with\n\nkubectl apply -f - <<'EOF'\n%sEOF\n\n%s",
-			err, identityName(pfForbidden.Identity), pfForbidden.Remedy(), alternatives)
+		return fmt.Errorf("%w\n\nFinding the scheduler needs access to %s; a cluster admin can let %s in with\n\nkubectl apply -f - <<'EOF'\n%sEOF\n\n%s",
+			err, pfForbidden.Where(), identityName(pfForbidden.Identity), pfForbidden.Remedy(), alternatives)
+	case errors.As(err, &notFound):
+		// It names what was tried, the platform and the flag already.
+		return err
 	case errors.Is(err, metricscrape.ErrNoSchedulerPod):
 		return fmt.Errorf("%w; use --metrics-url URL (a scheduler /metrics you can reach) or --prometheus-url URL (a Prometheus server that scrapes it)", err)
 	case errors.As(err, &noLeader):

@@ -446,9 +446,15 @@ func TestStatusOptions_explain(t *testing.T) {
 			want: []string{"x509", "--certificate-authority", "--insecure-skip-tls-verify"},
 		},
 		{
-			name: "managed cluster",
-			err:  metricscrape.ErrNoSchedulerPod,
-			want: []string{"managed clusters", "--metrics-url URL", "--prometheus-url URL"},
+			name: "no scheduler found, no platform recognised",
+			err:  &metricscrape.NotFoundError{Tried: []metricscrape.Attempt{{Platform: "kubeadm", Evidence: "no pod component=kube-scheduler in kube-system"}}},
+			want: []string{"no kube-scheduler found (kubeadm: no pod component=kube-scheduler in kube-system)", "--metrics-url URL", "--prometheus-url URL"},
+		},
+		{
+			name: "no scheduler found on a managed cluster",
+			err: &metricscrape.NotFoundError{Unreachable: &metricscrape.UnreachableError{Platform: "GKE", Evidence: "server version v1.33.4-gke.1245000",
+				Why: "no scheduler pod: GKE runs kube-scheduler out of sight", Remedy: "use --prometheus-url with its PromQL endpoint"}},
+			want: []string{"looks like GKE (server version v1.33.4-gke.1245000)", "--prometheus-url"},
 		},
 	}
 	for _, tc := range tests {

@@ -94,11 +94,7 @@ func (s *standIn) source(t *testing.T) metricscrape.Source {
 		defer s.mu.Unlock()
 		return s.port, func() {}, nil
 	}
-	src, err := metricscrape.NewPortForwardSource(&rest.Config{}, s.client, forward)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
+	return metricscrape.NewDiscovery(metricscrape.NewCluster(&rest.Config{}, s.client, forward))
 }
 
 // watchOutput is what a running watch has written so far: all of it.

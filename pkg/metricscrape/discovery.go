@@ -10,9 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 )
 
 // SchedulerPodSelector selects the kube-scheduler static pods kubeadm (and
@@ -22,12 +20,74 @@ const SchedulerPodSelector = "component=kube-scheduler"
 // schedulerPodPrefix is the name prefix of kubeadm's scheduler pods.
 const schedulerPodPrefix = "kube-scheduler-"
 
+// SchedulerPods is where a platform runs kube-scheduler as pods, reached
+// by a port-forward to their secure port, the holder of their Lease chosen
+// among several. kubeadm, RKE2, Talos and OpenShift are each one value of
+// it (PodLocator makes it a Locator).
+type SchedulerPods struct {
+	// Namespace holds the pods.
+	Namespace string
+	// Selector selects them; when it selects none, the pods whose names
+	// start with NamePrefix are taken, if NamePrefix is set.
+	Selector   string
+	NamePrefix string
+	// LeaseNamespace and LeaseName are the Lease the schedulers elect
+	// their leader with.
+	LeaseNamespace, LeaseName string
+	// Port is the scheduler's secure port.
+	Port int
+}
+
+// KubeadmSchedulerPods is kubeadm's: static pods kube-scheduler-<node> in
+// kube-system, Lease kube-system/kube-scheduler.
+var KubeadmSchedulerPods = SchedulerPods{
+	Namespace: SchedulerNamespace, Selector: SchedulerPodSelector, NamePrefix: schedulerPodPrefix,
+	LeaseNamespace: SchedulerNamespace, LeaseName: SchedulerLeaseName, Port: SchedulerSecurePort,
+}
+
+// what names the pods looked for.
+func (sp SchedulerPods) what() string {
+	w := "pod " + sp.Selector
+	if sp.NamePrefix != "" {
+		w += " or named " + sp.NamePrefix + "*"
+	}
+	return w + " in " + sp.Namespace
+}
+
+// lease is namespace/name of the Lease.
+func (sp SchedulerPods) lease() string { return sp.LeaseNamespace + "/" + sp.LeaseName }
+
+// find lists the pods: by Selector, else by NamePrefix. A 403 is a
+// PortForwardForbiddenError for sp's namespace.
+func (sp SchedulerPods) find(ctx context.Context, c *Cluster) ([]corev1.Pod, error) {
+	pods, err := c.Pods(ctx, sp.Namespace, sp.Selector)
+	if err != nil {
+		return nil, sp.apiStep("listing kube-scheduler pods ("+sp.Selector+") in "+sp.Namespace, err)
+	}
+	if len(pods) > 0 || sp.NamePrefix == "" {
+		return pods, nil
+	}
+	all, err := c.Pods(ctx, sp.Namespace, "")
+	if err != nil {
+		return nil, sp.apiStep("listing pods in "+sp.Namespace, err)
+	}
+	var named []corev1.Pod
+	for _, p := range all {
+		if strings.HasPrefix(p.Name, sp.NamePrefix) {
+			named = append(named, p)
+		}
+	}
+	return named, nil
+}
+
 // SchedulerTarget is the scheduler pod whose queue is live.
 type SchedulerTarget struct {
 	Pod *corev1.Pod
-	// LeaseHolder is Lease kube-system/kube-scheduler's holderIdentity, or
-	// empty when the lease could not be read.
+	// LeaseHolder is the holderIdentity of the schedulers' Lease, or empty
+	// when the lease could not be read.
 	LeaseHolder string
+	// Lease is namespace/name of that Lease.
+	Lease string
 	// Candidates is how many running scheduler pods there were.
 	Candidates int
 }
@@ -36,6 +96,7 @@ type SchedulerTarget struct {
 // could not be told.
 type NoLeaderError struct {
 	Pods        []string
+	Lease       string
 	LeaseHolder string
 	// LeaseErr is why the lease could not be read, if it could not.
 	LeaseErr error
@@ -45,9 +106,9 @@ func (e *NoLeaderError) Error() string {
 	msg := fmt.Sprintf("%d kube-scheduler pods (%s) and only the leader has a live queue, but ", len(e.Pods), strings.Join(e.Pods, ", "))
 	switch {
 	case e.LeaseErr != nil:
-		msg += fmt.Sprintf("Lease %s/%s could not be read: %v", SchedulerNamespace, SchedulerLeaseName, e.LeaseErr)
+		msg += fmt.Sprintf("Lease %s could not be read: %v", e.Lease, e.LeaseErr)
 	case e.LeaseHolder == "":
-		msg += fmt.Sprintf("Lease %s/%s has no holder", SchedulerNamespace, SchedulerLeaseName)
+		msg += fmt.Sprintf("Lease %s has no holder", e.Lease)
 	default:
 		msg += fmt.Sprintf("its holder %q matches none of them", e.LeaseHolder)
 	}
@@ -60,6 +121,10 @@ type PortForwardForbiddenError struct {
 	Step     string
 	Err      error
 	Identity *Identity
+	// Namespace and Lease (namespace/name) are where the scheduler's pods
+	// and Lease are; kube-system and kube-system/kube-scheduler when empty.
+	Namespace string
+	Lease     string
 }
 
 func (e *PortForwardForbiddenError) Error() string {
@@ -69,31 +134,45 @@ func (e *PortForwardForbiddenError) Error() string {
 func (e *PortForwardForbiddenError) Unwrap() error { return e.Err }
 
 // Remedy is the Role and RoleBinding that allow the steps.
-func (e *PortForwardForbiddenError) Remedy() string { return PortForwardRBAC(e.Identity) }
+func (e *PortForwardForbiddenError) Remedy() string {
+	ns, lease := e.Namespace, e.Lease
+	if ns == "" {
+		ns = SchedulerNamespace
+	}
+	leaseNS, leaseName, ok := strings.Cut(lease, "/")
+	if !ok {
+		leaseNS, leaseName = SchedulerNamespace, SchedulerLeaseName
+	}
+	return PortForwardRBAC(e.Identity, ns, leaseNS, leaseName)
+}
 
-// DiscoverScheduler finds the kube-scheduler pod whose queue is live: the
-// only running one, or with several the holder of Lease
-// kube-system/kube-scheduler. It makes two API calls (three when no pod
-// carries kubeadm's label).
-func DiscoverScheduler(ctx context.Context, client kubernetes.Interface) (*SchedulerTarget, error) {
-	pods, err := client.CoreV1().Pods(SchedulerNamespace).List(ctx, metav1.ListOptions{LabelSelector: SchedulerPodSelector})
+// Where is the namespace the steps need access to.
+func (e *PortForwardForbiddenError) Where() string {
+	if e.Namespace == "" {
+		return SchedulerNamespace
+	}
+	return e.Namespace
+}
+
+// apiStep names the step an API error happened in; a 403 becomes a
+// PortForwardForbiddenError, which carries its remedy.
+func (sp SchedulerPods) apiStep(step string, err error) error {
+	if apierrors.IsForbidden(err) {
+		return &PortForwardForbiddenError{Step: step, Err: err, Namespace: sp.Namespace, Lease: sp.lease()}
+	}
+	return fmt.Errorf("%s: %w", step, err)
+}
+
+// Target finds the scheduler pod whose queue is live: the only running
+// one, or with several the holder of the Lease. It wraps ErrNotHere when
+// there is no pod at all.
+func (sp SchedulerPods) Target(ctx context.Context, c *Cluster) (*SchedulerTarget, error) {
+	items, err := sp.find(ctx, c)
 	if err != nil {
-		return nil, apiStep("listing kube-scheduler pods in "+SchedulerNamespace, err)
-	}
-	items := pods.Items
-	if len(items) == 0 {
-		all, err := client.CoreV1().Pods(SchedulerNamespace).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, apiStep("listing pods in "+SchedulerNamespace, err)
-		}
-		for _, p := range all.Items {
-			if strings.HasPrefix(p.Name, schedulerPodPrefix) {
-				items = append(items, p)
-			}
-		}
+		return nil, err
 	}
 	if len(items) == 0 {
-		return nil, ErrNoSchedulerPod
+		return nil, fmt.Errorf("no %s: %w", sp.what(), ErrNotHere)
 	}
 	var running []*corev1.Pod
 	var others []string
@@ -106,12 +185,12 @@ func DiscoverScheduler(ctx context.Context, client kubernetes.Interface) (*Sched
 		}
 	}
 	if len(running) == 0 {
-		return nil, fmt.Errorf("no kube-scheduler pod in %s is running: %s", SchedulerNamespace, strings.Join(others, ", "))
+		return nil, fmt.Errorf("no kube-scheduler pod in %s is running: %s", sp.Namespace, strings.Join(others, ", "))
 	}
 	sort.Slice(running, func(i, j int) bool { return running[i].Name < running[j].Name })
 
-	holder, leaseErr := leaseHolder(ctx, client)
-	target := &SchedulerTarget{LeaseHolder: holder, Candidates: len(running)}
+	holder, leaseErr := c.LeaseHolder(ctx, sp.LeaseNamespace, sp.LeaseName)
+	target := &SchedulerTarget{LeaseHolder: holder, Lease: sp.lease(), Candidates: len(running)}
 	if len(running) == 1 {
 		target.Pod = running[0]
 		return target, nil
@@ -122,31 +201,31 @@ func DiscoverScheduler(ctx context.Context, client kubernetes.Interface) (*Sched
 	}
 	if leaseErr != nil {
 		if apierrors.IsForbidden(leaseErr) {
-			return nil, apiStep("reading Lease "+SchedulerNamespace+"/"+SchedulerLeaseName+" to find the leader among "+strings.Join(names, ", "), leaseErr)
+			return nil, sp.apiStep("reading Lease "+sp.lease()+" to find the leader among "+strings.Join(names, ", "), leaseErr)
 		}
-		return nil, &NoLeaderError{Pods: names, LeaseErr: leaseErr}
+		return nil, &NoLeaderError{Pods: names, Lease: sp.lease(), LeaseErr: leaseErr}
 	}
-	if target.Pod = selectLeader(running, holder); target.Pod == nil {
-		return nil, &NoLeaderError{Pods: names, LeaseHolder: holder}
+	if target.Pod = selectLeader(running, holder, sp.NamePrefix); target.Pod == nil {
+		return nil, &NoLeaderError{Pods: names, Lease: sp.lease(), LeaseHolder: holder}
 	}
 	return target, nil
 }
 
-func leaseHolder(ctx context.Context, client kubernetes.Interface) (string, error) {
-	lease, err := client.CoordinationV1().Leases(SchedulerNamespace).Get(ctx, SchedulerLeaseName, metav1.GetOptions{})
-	if err != nil {
-		return "", err
+// DiscoverScheduler finds kubeadm's live kube-scheduler pod
+// (KubeadmSchedulerPods.Target). It makes two API calls (three when no pod
+// carries kubeadm's label).
+func DiscoverScheduler(ctx context.Context, client kubernetes.Interface) (*SchedulerTarget, error) {
+	t, err := KubeadmSchedulerPods.Target(ctx, NewCluster(nil, client, nil))
+	if errors.Is(err, ErrNotHere) {
+		return nil, fmt.Errorf("%w: no %s", ErrNoSchedulerPod, KubeadmSchedulerPods.what())
 	}
-	if lease.Spec.HolderIdentity == nil {
-		return "", nil
-	}
-	return *lease.Spec.HolderIdentity, nil
+	return t, err
 }
 
 // selectLeader picks the pod the lease holder runs in. kube-scheduler's
 // holderIdentity is "<hostname>_<uuid>"; the hostname is the node name, or a
 // longer form of it.
-func selectLeader(pods []*corev1.Pod, holder string) *corev1.Pod {
+func selectLeader(pods []*corev1.Pod, holder, prefix string) *corev1.Pod {
 	host, _, ok := strings.Cut(holder, "_")
 	if !ok || host == "" {
 		return nil
@@ -154,7 +233,7 @@ func selectLeader(pods []*corev1.Pod, holder string) *corev1.Pod {
 	short, _, _ := strings.Cut(host, ".")
 	for _, match := range []func(p *corev1.Pod) bool{
 		func(p *corev1.Pod) bool {
-			return strings.EqualFold(p.Spec.NodeName, host) || p.Name == schedulerPodPrefix+host
+			return strings.EqualFold(p.Spec.NodeName, host) || (prefix != "" && p.Name == prefix+host)
 		},
 		func(p *corev1.Pod) bool {
 			node, _, _ := strings.Cut(p.Spec.NodeName, ".")
@@ -174,93 +253,91 @@ func selectLeader(pods []*corev1.Pod, holder string) *corev1.Pod {
 	return nil
 }
 
-// apiStep names the step an API error happened in; a 403 becomes a
-// PortForwardForbiddenError, which carries its remedy.
-func apiStep(step string, err error) error {
-	if apierrors.IsForbidden(err) {
-		return &PortForwardForbiddenError{Step: step, Err: err}
-	}
-	return fmt.Errorf("%s: %w", step, err)
-}
-
 // Forwarder opens a tunnel to a pod's port and returns the local port it
 // listens on and a function that closes it.
 type Forwarder func(ctx context.Context, namespace, pod string, port int) (localPort int, stop func(), err error)
 
-// PortForwardSource finds the live kube-scheduler pod and reads its /metrics
-// through a port-forward to 10259, over HTTPS with the kubeconfig's
-// credentials. This works with kubeadm's --bind-address=127.0.0.1. The
-// scheduler's self-signed serving certificate is not verified (ServerName
-// localhost), as upstream's e2e metrics grabber does.
-type PortForwardSource struct {
-	client  kubernetes.Interface
-	forward Forwarder
-	http    *http.Client
-	auth    *kubeAuth
-	// extra are the paths read beside /metrics (Options.ExtraPaths).
-	extra map[string]string
-}
-
-// NewPortForwardSource returns a source that discovers the scheduler with
-// client and forwards with forward (NewSPDYForwarder(cfg) outside tests).
-func NewPortForwardSource(cfg *rest.Config, client kubernetes.Interface, forward Forwarder) (*PortForwardSource, error) {
-	hc, err := credentialClient(cfg, true, "localhost")
+// Endpoint returns how to reach the target: a port-forward to its pod's
+// secure port, then HTTPS with the kubeconfig's credentials. This works
+// with kubeadm's --bind-address=127.0.0.1. The scheduler's self-signed
+// serving certificate is not verified (ServerName localhost), as
+// upstream's e2e metrics grabber does.
+func (sp SchedulerPods) Endpoint(c *Cluster, t *SchedulerTarget) (*Endpoint, error) {
+	hc, err := credentialClient(c.Config, true, "localhost")
 	if err != nil {
 		return nil, err
 	}
-	return &PortForwardSource{client: client, forward: forward, http: hc, auth: newKubeAuth(cfg, client)}, nil
+	pod := t.Pod
+	where := fmt.Sprintf("%s/%s:%d", pod.Namespace, pod.Name, sp.Port)
+	ep := &Endpoint{
+		Origin: Origin{
+			Kind:        OriginPortForward,
+			Address:     where,
+			Pod:         pod.Namespace + "/" + pod.Name,
+			Node:        pod.Spec.NodeName,
+			LeaseHolder: t.LeaseHolder,
+			Lease:       t.Lease,
+			Candidates:  t.Candidates,
+		},
+		Target:      "kube-scheduler " + where + " (port-forward)",
+		MetricsPath: MetricsPath,
+		auth:        c.auth,
+	}
+	ep.Open = func(ctx context.Context) (string, *http.Client, func(), error) {
+		local, stop, err := c.Forward(ctx, pod.Namespace, pod.Name, sp.Port)
+		if err != nil {
+			if strings.Contains(err.Error(), "is forbidden") {
+				return "", nil, nil, c.withIdentity(ctx, &PortForwardForbiddenError{Step: "port-forward to " + where, Err: err, Namespace: sp.Namespace, Lease: sp.lease()})
+			}
+			var te *TransportError
+			if errors.As(err, &te) {
+				return "", nil, nil, err
+			}
+			return "", nil, nil, classifyTransportError("kube-scheduler "+where+" through a port-forward", err)
+		}
+		return fmt.Sprintf("https://127.0.0.1:%d", local), hc, stop, nil
+	}
+	return ep, nil
 }
 
-// Scrape implements Source: discovery, port-forward, GET, close.
-func (s *PortForwardSource) Scrape(ctx context.Context) (*Snapshot, error) {
-	target, err := DiscoverScheduler(ctx, s.client)
-	if err != nil {
-		return nil, s.withIdentity(ctx, err)
+// PodLocator is a Locator for a platform that runs kube-scheduler as pods.
+type PodLocator struct {
+	Name string
+	Pods SchedulerPods
+	// Marks, when set, must hold as well for the pods to be the
+	// platform's (RKE2's pods are kubeadm's shape; its server version says
+	// RKE2). It returns the evidence, or "" when the cluster is not it.
+	Marks func(ctx context.Context, c *Cluster) (string, error)
+}
+
+// Platform implements Locator.
+func (l *PodLocator) Platform() string { return l.Name }
+
+// Detect implements Locator: the marks, then the pods.
+func (l *PodLocator) Detect(ctx context.Context, c *Cluster) (Detection, error) {
+	var marks string
+	if l.Marks != nil {
+		m, err := l.Marks(ctx, c)
+		if err != nil || m == "" {
+			return Detection{}, err
+		}
+		marks = m + ", "
 	}
-	pod := target.Pod
-	where := fmt.Sprintf("%s/%s:%d", pod.Namespace, pod.Name, SchedulerSecurePort)
-	if err := s.auth.precheck(ctx, "kube-scheduler "+where); err != nil {
+	pods, err := l.Pods.find(ctx, c)
+	if err != nil {
+		return Detection{Evidence: "could not look for " + l.Pods.what()}, err
+	}
+	if len(pods) == 0 {
+		return Detection{Evidence: marks + "no " + l.Pods.what()}, nil
+	}
+	return Detection{Looks: true, Evidence: fmt.Sprintf("%s%d %s", marks, len(pods), strings.TrimPrefix(l.Pods.what(), "pod "))}, nil
+}
+
+// Locate implements Locator.
+func (l *PodLocator) Locate(ctx context.Context, c *Cluster) (*Endpoint, error) {
+	t, err := l.Pods.Target(ctx, c)
+	if err != nil {
 		return nil, err
 	}
-	local, stop, err := s.forward(ctx, pod.Namespace, pod.Name, SchedulerSecurePort)
-	if err != nil {
-		if strings.Contains(err.Error(), "is forbidden") {
-			return nil, s.withIdentity(ctx, &PortForwardForbiddenError{Step: "port-forward to " + where, Err: err})
-		}
-		var te *TransportError
-		if errors.As(err, &te) {
-			return nil, err
-		}
-		return nil, classifyTransportError("kube-scheduler "+where+" through a port-forward", err)
-	}
-	defer stop()
-	defer s.http.CloseIdleConnections()
-	snap, err := scrapeHTTP(ctx, s.http, fmt.Sprintf("https://127.0.0.1:%d%s", local, MetricsPath), "kube-scheduler "+where+" (port-forward)")
-	if err != nil {
-		return nil, s.auth.annotate(ctx, err)
-	}
-	snap.Origin = Origin{
-		Kind:        OriginPortForward,
-		Address:     where,
-		Pod:         pod.Namespace + "/" + pod.Name,
-		Node:        pod.Spec.NodeName,
-		LeaseHolder: target.LeaseHolder,
-		Candidates:  target.Candidates,
-	}
-	if len(s.extra) > 0 {
-		snap.Extra = readExtra(ctx, s.http, fmt.Sprintf("https://127.0.0.1:%d", local), s.extra)
-	}
-	return snap, nil
-}
-
-func (s *PortForwardSource) withIdentity(ctx context.Context, err error) error {
-	var pf *PortForwardForbiddenError
-	if s.auth != nil && errors.As(err, &pf) && pf.Identity == nil {
-		pf.Identity = s.auth.identity(ctx)
-	}
-	return err
-}
-
-func (s *PortForwardSource) String() string {
-	return fmt.Sprintf("kube-scheduler in %s (port-forward to %d)", SchedulerNamespace, SchedulerSecurePort)
+	return l.Pods.Endpoint(c, t)
 }

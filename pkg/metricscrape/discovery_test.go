@@ -147,7 +147,7 @@ func TestDiscoverScheduler_forbidden(t *testing.T) {
 	}
 }
 
-func TestPortForwardSource_Scrape(t *testing.T) {
+func TestDiscovery_portForwardScrape(t *testing.T) {
 	var gotAuth string
 	srv := httptest.NewTLSServer(schedulerHandler(smallExposition, &gotAuth))
 	defer srv.Close()
@@ -161,10 +161,7 @@ func TestPortForwardSource_Scrape(t *testing.T) {
 		forwardedTo = ns + "/" + pod + ":" + strconv.Itoa(remote)
 		return port, func() { stopped = true }, nil
 	}
-	s, err := NewPortForwardSource(&rest.Config{BearerToken: "tok"}, client, forward)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := NewDiscovery(NewCluster(&rest.Config{BearerToken: "tok"}, client, forward))
 	snap, err := s.Scrape(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -178,22 +175,19 @@ func TestPortForwardSource_Scrape(t *testing.T) {
 	if gotAuth != "Bearer tok" {
 		t.Errorf("Authorization = %q, want the kubeconfig's token", gotAuth)
 	}
-	want := Origin{Kind: OriginPortForward, Address: "kube-system/kube-scheduler-cp-2:10259", Pod: "kube-system/kube-scheduler-cp-2", Node: "cp-2", LeaseHolder: "cp-2_x", Candidates: 2}
+	want := Origin{Kind: OriginPortForward, Platform: "kubeadm", Address: "kube-system/kube-scheduler-cp-2:10259", Pod: "kube-system/kube-scheduler-cp-2", Node: "cp-2", Lease: "kube-system/kube-scheduler", LeaseHolder: "cp-2_x", Candidates: 2}
 	if snap.Origin != want {
 		t.Errorf("Origin = %+v, want %+v", snap.Origin, want)
 	}
 }
 
-func TestPortForwardSource_forwardFails(t *testing.T) {
+func TestDiscovery_portForwardforwardFails(t *testing.T) {
 	client := fake.NewClientset(schedulerPod("cp-1", corev1.PodRunning, true))
 	forward := func(ctx context.Context, ns, pod string, remote int) (int, func(), error) {
 		return 0, nil, errors.New("error upgrading connection: no preferred addresses found")
 	}
-	s, err := NewPortForwardSource(&rest.Config{}, client, forward)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = s.Scrape(context.Background())
+	s := NewDiscovery(NewCluster(&rest.Config{}, client, forward))
+	_, err := s.Scrape(context.Background())
 	var te *TransportError
 	if !errors.As(err, &te) || te.Kind != Unreachable ||
 		err.Error() != "cannot reach kube-scheduler kube-system/kube-scheduler-cp-1:10259 through a port-forward: error upgrading connection: no preferred addresses found" {
@@ -201,16 +195,13 @@ func TestPortForwardSource_forwardFails(t *testing.T) {
 	}
 }
 
-func TestPortForwardSource_forwardForbidden(t *testing.T) {
+func TestDiscovery_portForwardforwardForbidden(t *testing.T) {
 	client := fake.NewClientset(schedulerPod("cp-1", corev1.PodRunning, true))
 	forward := func(ctx context.Context, ns, pod string, remote int) (int, func(), error) {
 		return 0, nil, errors.New(`error upgrading connection: pods "kube-scheduler-cp-1" is forbidden: User "bob" cannot create resource "pods/portforward"`)
 	}
-	s, err := NewPortForwardSource(&rest.Config{}, client, forward)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = s.Scrape(context.Background())
+	s := NewDiscovery(NewCluster(&rest.Config{}, client, forward))
+	_, err := s.Scrape(context.Background())
 	var pf *PortForwardForbiddenError
 	if !errors.As(err, &pf) || !strings.HasPrefix(err.Error(), "port-forward to kube-system/kube-scheduler-cp-1:10259: ") {
 		t.Fatalf("err = %v, want a PortForwardForbiddenError for the port-forward", err)

@@ -139,6 +139,11 @@ type ForbiddenError struct {
 	// for an impersonated identity (kube-scheduler itself does not honour
 	// impersonation headers).
 	Impersonated bool
+	// Permission is what was refused, when it is not the scheduler's own
+	// get on /metrics (EKS: get ksh/metrics in API group
+	// metrics.eks.amazonaws.com); rbac grants it.
+	Permission string
+	rbac       func(*Identity) string
 }
 
 func (e *ForbiddenError) Error() string {
@@ -146,22 +151,24 @@ func (e *ForbiddenError) Error() string {
 	if e.Identity != nil && e.Identity.Username != "" {
 		who = fmt.Sprintf("user %q", e.Identity.Username)
 	}
-	if e.Impersonated {
-		return fmt.Sprintf("%s: 403 Forbidden: %s may not get %s (SelfSubjectAccessReview)", e.Target, who, MetricsPath)
+	perm := "get " + MetricsPath
+	if e.Permission != "" {
+		perm = e.Permission
 	}
-	return fmt.Sprintf("%s: 403 Forbidden: %s may not get %s", e.Target, who, MetricsPath)
+	if e.Impersonated {
+		return fmt.Sprintf("%s: 403 Forbidden: %s may not %s (SelfSubjectAccessReview)", e.Target, who, perm)
+	}
+	return fmt.Sprintf("%s: 403 Forbidden: %s may not %s", e.Target, who, perm)
 }
 
 // Remedy is the minimal ClusterRole and ClusterRoleBinding that lets the
 // identity read kube-scheduler's metrics, ready for `kubectl apply -f -`.
 func (e *ForbiddenError) Remedy() string {
+	if e.rbac != nil {
+		return e.rbac(e.Identity)
+	}
 	return MetricsReaderRBAC(e.Identity)
 }
-
-// ErrNoSchedulerPod is returned by discovery when kube-system has no
-// kube-scheduler pod, as on managed clusters.
-var ErrNoSchedulerPod = errors.New("no kube-scheduler pod in namespace " + SchedulerNamespace +
-	" (managed clusters such as EKS, GKE and AKS run the scheduler out of sight)")
 
 // statusError builds the error for a non-200 answer.
 func statusError(target string, resp *http.Response, body []byte) error {

@@ -59,16 +59,26 @@ func CanGetMetrics(ctx context.Context, client kubernetes.Interface) (bool, erro
 // MetricsReaderRBAC returns the minimal ClusterRole and ClusterRoleBinding
 // that let id get kube-scheduler's /metrics, as YAML for kubectl apply.
 func MetricsReaderRBAC(id *Identity) string {
+	return clusterRole(id, "schedq-metrics-reader", fmt.Sprintf("- nonResourceURLs: [%q]\n  verbs: [\"get\"]\n", MetricsPath))
+}
+
+// EKSMetricsReaderRBAC returns the minimal ClusterRole and
+// ClusterRoleBinding that let id get the scheduler's metrics through EKS's
+// metrics API (get on ksh/metrics in API group metrics.eks.amazonaws.com).
+func EKSMetricsReaderRBAC(id *Identity) string {
+	return clusterRole(id, "schedq-eks-metrics-reader",
+		fmt.Sprintf("- apiGroups: [%q]\n  resources: [%q]\n  verbs: [\"get\"]\n", EKSMetricsGroup, EKSSchedulerMetricsResource))
+}
+
+// clusterRole is a ClusterRole with rules and its ClusterRoleBinding to id.
+func clusterRole(id *Identity, name, rules string) string {
 	subject, suffix := rbacSubject(id)
-	name := "schedq-metrics-reader"
 	return fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
   name: %[1]s
 rules:
-- nonResourceURLs: ["%[4]s"]
-  verbs: ["get"]
----
+%[4]s---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding
 metadata:
@@ -78,31 +88,46 @@ roleRef:
   kind: ClusterRole
   name: %[1]s
 subjects:
-%[3]s`, name, suffix, subject, MetricsPath)
+%[3]s`, name, suffix, subject, rules)
 }
 
-// PortForwardRBAC returns the minimal Role and RoleBinding in kube-system that
-// let id find the scheduler pod, its leader and port-forward to it.
-func PortForwardRBAC(id *Identity) string {
+// PortForwardRBAC returns the minimal Role and RoleBinding in namespace that
+// let id find the scheduler pods there, their leader (Lease
+// leaseNamespace/leaseName) and port-forward to them. A Lease in another
+// namespace gets a Role of its own there.
+func PortForwardRBAC(id *Identity, namespace, leaseNamespace, leaseName string) string {
 	subject, suffix := rbacSubject(id)
 	name := "schedq-scheduler-portforward"
+	leaseRule := fmt.Sprintf(`- apiGroups: ["coordination.k8s.io"]
+  resources: ["leases"]
+  resourceNames: ["%s"]
+  verbs: ["get"]
+`, leaseName)
+	rules := `- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list"]
+- apiGroups: [""]
+  resources: ["pods/portforward"]
+  verbs: ["get", "create"]
+`
+	var extra string
+	if leaseNamespace == namespace {
+		rules += leaseRule
+	} else {
+		extra = "---\n" + role(name+"-lease", leaseNamespace, leaseRule, subject, suffix)
+	}
+	return role(name, namespace, rules, subject, suffix) + extra
+}
+
+// role is a Role with rules in namespace and its RoleBinding to subject.
+func role(name, namespace, rules, subject, suffix string) string {
 	return fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
 metadata:
   name: %[1]s
   namespace: %[4]s
 rules:
-- apiGroups: [""]
-  resources: ["pods"]
-  verbs: ["get", "list"]
-- apiGroups: [""]
-  resources: ["pods/portforward"]
-  verbs: ["get", "create"]
-- apiGroups: ["coordination.k8s.io"]
-  resources: ["leases"]
-  resourceNames: ["%[5]s"]
-  verbs: ["get"]
----
+%[5]s---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata:
@@ -113,7 +138,7 @@ roleRef:
   kind: Role
   name: %[1]s
 subjects:
-%[3]s`, name, suffix, subject, SchedulerNamespace, SchedulerLeaseName)
+%[3]s`, name, suffix, subject, namespace, rules)
 }
 
 var nonNameChars = regexp.MustCompile(`[^a-z0-9.-]+`)

@@ -2,6 +2,7 @@ package metricscrape
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -58,25 +59,72 @@ func TestMetricsReaderRBAC(t *testing.T) {
 }
 
 func TestPortForwardRBAC(t *testing.T) {
-	doc := PortForwardRBAC(&Identity{Username: "bob"})
+	tests := []struct {
+		name                      string
+		namespace, leaseNS, lease string
+		wantRules                 string
+	}{
+		{name: "kubeadm", namespace: "kube-system", leaseNS: "kube-system", lease: "kube-scheduler",
+			wantRules: "kube-system: pods:get,list pods/portforward:get,create leases[kube-scheduler]:get"},
+		{name: "OpenShift", namespace: "openshift-kube-scheduler", leaseNS: "openshift-kube-scheduler", lease: "kube-scheduler",
+			wantRules: "openshift-kube-scheduler: pods:get,list pods/portforward:get,create leases[kube-scheduler]:get"},
+		{name: "a Lease in another namespace", namespace: "sched", leaseNS: "kube-system", lease: "second",
+			wantRules: "sched: pods:get,list pods/portforward:get,create | kube-system: leases[second]:get"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := PortForwardRBAC(&Identity{Username: "bob"}, tc.namespace, tc.leaseNS, tc.lease)
+			parts := strings.Split(doc, "\n---\n")
+			if len(parts)%2 != 0 {
+				t.Fatalf("%d documents:\n%s", len(parts), doc)
+			}
+			var roles []string
+			for i := 0; i < len(parts); i += 2 {
+				var role rbacv1.Role
+				var binding rbacv1.RoleBinding
+				if err := yaml.UnmarshalStrict([]byte(parts[i]), &role); err != nil {
+					t.Fatal(err)
+				}
+				if err := yaml.UnmarshalStrict([]byte(parts[i+1]), &binding); err != nil {
+					t.Fatal(err)
+				}
+				if binding.Namespace != role.Namespace || binding.RoleRef.Name != role.Name || binding.Subjects[0].Name != "bob" {
+					t.Errorf("role %+v, binding %+v", role, binding)
+				}
+				var got []string
+				for _, r := range role.Rules {
+					res := strings.Join(r.Resources, ",")
+					if len(r.ResourceNames) > 0 {
+						res += "[" + strings.Join(r.ResourceNames, ",") + "]"
+					}
+					got = append(got, res+":"+strings.Join(r.Verbs, ","))
+				}
+				roles = append(roles, role.Namespace+": "+strings.Join(got, " "))
+			}
+			if got := strings.Join(roles, " | "); got != tc.wantRules {
+				t.Errorf("rules = %s, want %s", got, tc.wantRules)
+			}
+		})
+	}
+}
+
+func TestEKSMetricsReaderRBAC(t *testing.T) {
+	doc := EKSMetricsReaderRBAC(&Identity{Username: "system:serviceaccount:mon:reader"})
 	parts := strings.Split(doc, "\n---\n")
-	var role rbacv1.Role
-	var binding rbacv1.RoleBinding
+	var role rbacv1.ClusterRole
+	var binding rbacv1.ClusterRoleBinding
 	if err := yaml.UnmarshalStrict([]byte(parts[0]), &role); err != nil {
 		t.Fatal(err)
 	}
 	if err := yaml.UnmarshalStrict([]byte(parts[1]), &binding); err != nil {
 		t.Fatal(err)
 	}
-	if role.Namespace != "kube-system" || binding.Namespace != "kube-system" || binding.Subjects[0].Name != "bob" {
-		t.Errorf("role %+v, binding %+v", role, binding)
+	want := rbacv1.PolicyRule{APIGroups: []string{"metrics.eks.amazonaws.com"}, Resources: []string{"ksh/metrics"}, Verbs: []string{"get"}}
+	if len(role.Rules) != 1 || !reflect.DeepEqual(role.Rules[0], want) {
+		t.Errorf("rules = %+v, want %+v", role.Rules, want)
 	}
-	var got []string
-	for _, r := range role.Rules {
-		got = append(got, strings.Join(r.Resources, ",")+":"+strings.Join(r.Verbs, ","))
-	}
-	if want := "pods:get,list pods/portforward:get,create leases:get"; strings.Join(got, " ") != want {
-		t.Errorf("rules = %s, want %s", strings.Join(got, " "), want)
+	if s := binding.Subjects; len(s) != 1 || s[0].Kind != "ServiceAccount" || s[0].Namespace != "mon" || s[0].Name != "reader" || binding.RoleRef.Name != role.Name {
+		t.Errorf("binding = %+v", binding)
 	}
 }
 

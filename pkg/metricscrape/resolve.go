@@ -67,8 +67,9 @@ func (o *Options) Validate() error {
 }
 
 // Resolve returns the Source the options name, in the documented order:
-// --metrics-url, --prometheus-url, --metrics-file, the kubeconfig's
-// scheduler extension, then discovery with a port-forward to the leader.
+// --metrics-url, --prometheus-url, --metrics-file, else discovery through
+// the platforms' locators (DefaultLocators), the kubeconfig's scheduler
+// extension first.
 func Resolve(o Options) (Source, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -103,20 +104,10 @@ func Resolve(o Options) (Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	ep, err := EndpointFromKubeconfig(raw, cfg.Host)
-	if err != nil {
+	// A broken extension is the user's to fix, before any API call.
+	if _, err := EndpointFromKubeconfig(raw, cfg.Host); err != nil {
 		return nil, err
 	}
-	if ep != nil {
-		s, err := NewURLSource(ep.MetricsURL, cfg, ep.InsecureSkipTLSVerify || cfg.Insecure)
-		if err != nil {
-			return nil, fmt.Errorf("kubeconfig extension %s: %w", KubeconfigExtensionName, err)
-		}
-		s.origin.Kind = OriginKubeconfig
-		s.extra = o.ExtraPaths
-		return s.withAuth(o.auth(cfg)), nil
-	}
-
 	client, err := o.client(cfg)
 	if err != nil {
 		return nil, err
@@ -125,12 +116,11 @@ func Resolve(o Options) (Source, error) {
 	if newForwarder == nil {
 		newForwarder = NewSPDYForwarder
 	}
-	pf, err := NewPortForwardSource(cfg, client, newForwarder(cfg))
-	if err != nil {
-		return nil, err
-	}
-	pf.extra = o.ExtraPaths
-	return pf, nil
+	c := NewCluster(cfg, client, newForwarder(cfg))
+	c.Kubeconfig = &raw
+	d := NewDiscovery(c)
+	d.extra = o.ExtraPaths
+	return d, nil
 }
 
 // ErrNoKubeconfig is returned when no source is named and there is no

@@ -15,6 +15,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
 // Snapshot is what kube-scheduler's metrics say about its queue at one instant.
@@ -67,6 +69,9 @@ type Snapshot struct {
 	// (Options.ExtraPaths), by path; nil when none was asked or the source
 	// reaches no scheduler endpoint.
 	Extra map[string]*Extra `json:"-"`
+	// NoConfig, when set, says why the source that was asked for the
+	// extra paths does not serve them (EKS's metrics API).
+	NoConfig string `json:"-"`
 
 	// Warnings name the series whose values were kept although they look
 	// wrong (a negative gauge, a queue label the scheduler does not use),
@@ -634,14 +639,12 @@ func describeSample(smp *model.Sample) string {
 	return smp.Metric.String()
 }
 
-// readAllLimited reads at most limit bytes and fails beyond that.
-func readAllLimited(r io.Reader, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
+// readAllLimited reads at most limit bytes of metrics from r, named what,
+// and fails beyond that.
+func readAllLimited(r io.Reader, limit int64, what string) ([]byte, error) {
+	data, err := bound.ReadAll(r, limit, what)
+	if bound.IsTooLarge(err) {
+		return nil, fmt.Errorf("%w: this is not a kube-scheduler's /metrics", err)
 	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("more than %d MiB of metrics: this is not a kube-scheduler's /metrics", limit>>20)
-	}
-	return data, nil
+	return data, err
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
 // Source is somewhere kube-scheduler's metrics can be read from.
@@ -34,7 +36,10 @@ const (
 	OriginPrometheus  OriginKind = "prometheus"
 	OriginKubeconfig  OriginKind = "kubeconfig-extension"
 	OriginPortForward OriginKind = "port-forward"
-	OriginFile        OriginKind = "file"
+	// OriginAPIServer is a path of the API server that serves the
+	// scheduler's metrics (EKS's metrics API).
+	OriginAPIServer OriginKind = "apiserver"
+	OriginFile      OriginKind = "file"
 )
 
 // Origin says where a Snapshot came from: the scheduler's identity as far as
@@ -47,8 +52,13 @@ type Origin struct {
 	Pod string `json:"pod,omitempty"`
 	// Node is the node the scheduler pod runs on (port-forward).
 	Node string `json:"node,omitempty"`
-	// LeaseHolder is the holderIdentity of Lease kube-system/kube-scheduler,
-	// when it was read.
+	// Platform is the platform discovery found the scheduler on (kubeadm,
+	// EKS, OpenShift, …); empty when a flag named the source.
+	Platform string `json:"platform,omitempty"`
+	// Lease is namespace/name of the Lease the schedulers elect their
+	// leader with (port-forward).
+	Lease string `json:"lease,omitempty"`
+	// LeaseHolder is the Lease's holderIdentity, when it was read.
 	LeaseHolder string `json:"leaseHolder,omitempty"`
 	// Candidates is how many scheduler pods or Prometheus targets there were
 	// to choose from.
@@ -81,26 +91,35 @@ func scrapeHTTP(ctx context.Context, client *http.Client, url, target string) (*
 
 // fetch GETs url and returns the body of a 200 text exposition.
 func fetch(ctx context.Context, client *http.Client, url, target string) ([]byte, error) {
+	return fetchAccept(ctx, client, url, target, acceptHeader)
+}
+
+// fetchAccept is fetch with another Accept header, for a path in front of
+// the scheduler that wants its own (EKS's).
+func fetchAccept(ctx context.Context, client *http.Client, url, target, accept string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", acceptHeader)
+	req.Header.Set("Accept", accept)
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, classifyTransportError(target, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		body, _ := readAllLimited(resp.Body, 4<<10)
+		body, _ := bound.ReadAll(resp.Body, 4<<10, target)
 		return nil, statusError(target, resp, body)
 	}
 	if f := expfmt.ResponseFormat(resp.Header); f.FormatType() != expfmt.TypeTextPlain {
 		return nil, fmt.Errorf("%s: not a Prometheus text exposition (Content-Type %q): this is not a kube-scheduler's /metrics",
 			target, resp.Header.Get("Content-Type"))
 	}
-	data, err := readAllLimited(resp.Body, maxExpositionBytes)
+	data, err := readAllLimited(resp.Body, maxExpositionBytes, target)
 	if err != nil {
+		if bound.IsTooLarge(err) {
+			return nil, err
+		}
 		return nil, classifyTransportError(target, err)
 	}
 	return data, nil
@@ -186,12 +205,15 @@ func getExtra(ctx context.Context, client *http.Client, url, target, accept stri
 	defer resp.Body.Close()
 	e := &Extra{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type")}
 	if resp.StatusCode != http.StatusOK {
-		body, _ := readAllLimited(resp.Body, 4<<10)
+		body, _ := bound.ReadAll(resp.Body, 4<<10, target)
 		e.Err = statusError(target, resp, body)
 		return e
 	}
-	if e.Body, err = readAllLimited(resp.Body, maxExtraBytes); err != nil {
-		e.Body, e.Err = nil, classifyTransportError(target, err)
+	if e.Body, err = bound.ReadAll(resp.Body, maxExtraBytes, target); err != nil {
+		e.Body, e.Err = nil, err
+		if !bound.IsTooLarge(err) {
+			e.Err = classifyTransportError(target, err)
+		}
 	}
 	return e
 }

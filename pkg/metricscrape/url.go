@@ -12,6 +12,8 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
 // URLSource reads a scheduler's /metrics at a URL. Over https it
@@ -147,8 +149,11 @@ func (s *FileSource) Scrape(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := readAllLimited(f, maxExpositionBytes)
+	data, err := readAllLimited(f, maxExpositionBytes, s.Path)
 	if err != nil {
+		if bound.IsTooLarge(err) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	snap, err := ParseText(s.Path, data)
@@ -165,8 +170,11 @@ func (s *FileSource) scrapeStdin() (*Snapshot, error) {
 	if in == nil {
 		in = os.Stdin
 	}
-	data, err := readAllLimited(in, maxExpositionBytes)
+	data, err := readAllLimited(in, maxExpositionBytes, s.String())
 	if err != nil {
+		if bound.IsTooLarge(err) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s: %w", s, err)
 	}
 	snap, err := ParseText(s.String(), data)
