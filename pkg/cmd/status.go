@@ -46,6 +46,9 @@ type StatusOptions struct {
 	metricsFlags
 	Watch    bool
 	Interval time.Duration
+	// SchedulerName picks, among the cluster's kube-schedulers, the one
+	// whose profiles serve it (metricscrape.ProfileSource).
+	SchedulerName string
 
 	// Set by Complete.
 	source   metricscrape.Source
@@ -136,6 +139,7 @@ Each scrape, discovery and port-forward included, gives up after
 	o.metricsFlags.addFlags(cmd)
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, "Redraw at every --interval until interrupted")
 	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between the two scrapes that give rates, and between redraws (at least 500ms)")
+	cmd.Flags().StringVar(&o.SchedulerName, "scheduler-name", o.SchedulerName, "Read the kube-scheduler that serves this scheduler name (a profile's schedulerName): the cluster's own when one of its profiles has it, else a second kube-scheduler whose profiles do")
 	o.printFlags.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", completeOutput(o.printFlags.AllowedFormats()))
 	return cmd
@@ -160,6 +164,9 @@ func (o *StatusOptions) Validate() error {
 	}
 	if o.Watch && o.MetricsFile != "" {
 		return errors.New("--watch and --metrics-file do not go together: a file does not change")
+	}
+	if o.SchedulerName != "" && o.metricsFlags.named() {
+		return errors.New("--scheduler-name picks the kube-scheduler that discovery reads; --metrics-url, --prometheus-url and --metrics-file name one already")
 	}
 	if out := o.output(); out != "" {
 		if _, err := o.printFlags.ToPrinter(); err != nil {
@@ -204,6 +211,7 @@ func (o *StatusOptions) Complete(cmd *cobra.Command) error {
 	opts := withTLSFlags(o.metricsFlags.options(), o.getter)
 	opts.Stdin = o.In
 	opts.KubeConfig = o.getter.ToRawKubeConfigLoader()
+	opts.SchedulerName = o.SchedulerName
 	src, err := metricscrape.Resolve(opts)
 	if err != nil {
 		if errors.Is(err, metricscrape.ErrNoKubeconfig) || clientcmd.IsEmptyConfig(err) {

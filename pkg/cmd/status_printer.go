@@ -26,8 +26,21 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, withWarnings bo
 	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(w, "SCHEDULER\t%s\n", schedulerLine(st))
 	fmt.Fprintf(w, "SOURCE\t%s\n", sourceLine(st.Source, st.Time.Time.Local().Format("2006-01-02 15:04:05")))
-	if len(st.Scheduler.Profiles) > 0 {
+	if s := st.Source; len(s.Standby) > 0 {
+		fmt.Fprintf(w, "STANDBY\t%s (waiting for Lease %s: their queues are not live)\n", strings.Join(s.Standby, ", "), s.Lease)
+	}
+	switch {
+	case len(st.Source.Profiles) > 0:
+		fmt.Fprintf(w, "PROFILES\t%s (its /configz)\n", strings.Join(st.Source.Profiles, ", "))
+	case len(st.Scheduler.Profiles) > 0:
 		fmt.Fprintf(w, "PROFILES\t%s\n", strings.Join(st.Scheduler.Profiles, ", "))
+	}
+	for i, other := range st.Source.Others {
+		label := ""
+		if i == 0 {
+			label = "OTHERS"
+		}
+		fmt.Fprintf(w, "%s\t%s\n", label, other)
 	}
 	if len(st.FeatureGates) > 0 {
 		gates := make([]string, len(st.FeatureGates))

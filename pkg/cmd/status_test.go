@@ -827,3 +827,45 @@ func TestStatusOptions_Run_failover(t *testing.T) {
 		})
 	}
 }
+
+// TestPrintStatusTable_schedulers: status names the Lease holder's standby
+// replicas, the profiles of the scheduler it read (its /configz), and the
+// other kube-schedulers looked at with theirs; -o json lists them too.
+func TestPrintStatusTable_schedulers(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	snap := recorded(t, "v1.36-parked.prom", t0)
+	snap.Origin = metricscrape.Origin{Kind: metricscrape.OriginPortForward, Platform: "kubeadm, second scheduler",
+		Address: "kube-system/second-7f9-b:10259", Pod: "kube-system/second-7f9-b", Node: "cp-1",
+		Lease: "kube-system/second-scheduler", LeaseHolder: "second-7f9-b_x", Candidates: 2,
+		Standby:  []string{"kube-system/second-7f9-a"},
+		Profiles: []string{"second-scheduler"},
+		Others:   []metricscrape.SchedulerSeen{{Pod: "kube-system/kube-scheduler-cp-2", Lease: "kube-system/kube-scheduler", Profiles: []string{"default-scheduler", "batch"}}},
+	}
+	st, err := status.NewSchedulerStatus(nil, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := PrintStatusTable(&b, st); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"STANDBY    kube-system/second-7f9-a (waiting for Lease kube-system/second-scheduler: their queues are not live)\n",
+		"PROFILES   second-scheduler (its /configz)\n",
+		"OTHERS     kube-system/kube-scheduler-cp-2 (profiles default-scheduler, batch)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"standby":["kube-system/second-7f9-a"]`, `"profiles":["second-scheduler"]`,
+		`"others":[{"pod":"kube-system/kube-scheduler-cp-2","lease":"kube-system/kube-scheduler","profiles":["default-scheduler","batch"]}]`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("json lacks %s:\n%s", want, data)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -47,6 +48,12 @@ type Options struct {
 	// Sources that reach no scheduler endpoint (a file, Prometheus) ignore
 	// them.
 	ExtraPaths map[string]string
+
+	// SchedulerName is the scheduler name (a profile's) whose scheduler
+	// discovery reads: the cluster's own when one of its profiles has it,
+	// else another kube-scheduler whose profiles do (ProfileSource).
+	// Empty: the cluster's own. A source named by a flag is read as named.
+	SchedulerName string
 }
 
 // Validate checks that at most one source is named.
@@ -119,8 +126,8 @@ func Resolve(o Options) (Source, error) {
 	c := NewCluster(cfg, client, newForwarder(cfg))
 	c.Kubeconfig = &raw
 	d := NewDiscovery(c)
-	d.extra = o.ExtraPaths
-	return d, nil
+	d.extra = maps.Clone(o.ExtraPaths)
+	return NewProfileSource(d, o.SchedulerName), nil
 }
 
 // ErrNoKubeconfig is returned when no source is named and there is no

@@ -7,6 +7,7 @@ package gather
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -202,6 +203,7 @@ func Gather(ctx context.Context, req Request) (*Result, error) {
 	}
 
 	// 5. The scrape.
+	var notServed *metricscrape.NotServedError
 	in := explain.Input{
 		Pods: targets, PendingPods: all, Events: events, Nodes: nodes, SchedulerName: req.SchedulerName,
 		Config: req.Config,
@@ -209,11 +211,18 @@ func Gather(ctx context.Context, req Request) (*Result, error) {
 	switch {
 	case req.MetricsOff != "":
 		in.MetricsMissing = req.MetricsOff
+	case errors.As(sErr, &notServed):
+		// The pods of that name are in no kube-scheduler's queue: none is
+		// placed (explain.Input.NotServed), which the warning says why.
+		in.MetricsMissing = shortError(sErr)
+		in.NotServed = sErr.Error()
+		warnings = append(warnings, sErr.Error())
 	case sErr != nil:
 		in.MetricsMissing = shortError(sErr)
 		warnings = append(warnings, fmt.Sprintf("no scheduler metrics (%s): queue counts unknown, confidence is lower; see 'kubectl schedq status' for the remedy", in.MetricsMissing))
 	default:
 		in.Metrics = queueMetrics(snap)
+		in.Profiles = snap.Origin.Profiles
 		warnings = append(warnings, snap.Warnings...)
 	}
 	in.Now = now
