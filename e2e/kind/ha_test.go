@@ -2,6 +2,7 @@ package kind_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -241,12 +242,145 @@ func (c *cluster) leaseHolder(ctx context.Context, t *testing.T, name string) st
 	return *l.Spec.HolderIdentity
 }
 
+// haStatus is what the HA tests read of status -o json.
+type haStatus struct {
+	Source struct {
+		Platform string   `json:"platform"`
+		Pod      string   `json:"pod"`
+		Lease    string   `json:"lease"`
+		Standby  []string `json:"standby"`
+		Profiles []string `json:"profiles"`
+		Others   []struct {
+			Pod      string   `json:"pod"`
+			Profiles []string `json:"profiles"`
+		} `json:"others"`
+	} `json:"source"`
+	Scheduler struct {
+		Leader *bool `json:"leader"`
+	} `json:"scheduler"`
+	Pending struct {
+		Active        int64 `json:"activeQ"`
+		Backoff       int64 `json:"backoffQ"`
+		Unschedulable int64 `json:"unschedulablePods"`
+		Gated         int64 `json:"gated"`
+	} `json:"pending"`
+}
+
+// statusCounting polls status -o json (with args) until it counts parked
+// pods in unschedulablePods, gated ones gated and none elsewhere.
+func (c *cluster) statusCounting(ctx context.Context, t *testing.T, parked, gated int, args ...string) haStatus {
+	t.Helper()
+	var st haStatus
+	poll(ctx, t, fmt.Sprintf("status %v to count %d parked and %d gated pods", args, parked, gated), func() (bool, string) {
+		out, err := pluginStdout(t, c.kubeconfig, append([]string{"status", "-o", "json"}, args...)...)
+		if err != nil {
+			return false, err.Error()
+		}
+		st = haStatus{}
+		if err := json.Unmarshal([]byte(out), &st); err != nil {
+			return false, err.Error()
+		}
+		p := st.Pending
+		return p.Unschedulable == int64(parked) && p.Gated == int64(gated) && p.Active+p.Backoff == 0, fmt.Sprintf("%+v", p)
+	})
+	return st
+}
+
+// placement is where explain put each seeded pod: its queue, or the state
+// of a pod it placed in no queue.
+type placement map[string]string
+
+// explainPlacement runs explain -A (with args) as a table and as -o json
+// and returns where each says each pod of ns is; they must agree.
+func explainPlacement(t *testing.T, kubeconfig string, args ...string) placement {
+	t.Helper()
+	out, err := pluginStdout(t, kubeconfig, append([]string{"explain", "-A", "-o", "json"}, args...)...)
+	if err != nil {
+		t.Fatalf("explain -A -o json %v: %v\n%s", args, err, out)
+	}
+	var list struct {
+		Items []struct {
+			Namespace, Name, Queue, State, Summary string
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("explain -A -o json %v: %v\n%s", args, err, out)
+	}
+	fromJSON := placement{}
+	for _, it := range list.Items {
+		if it.Namespace != ns {
+			continue
+		}
+		fromJSON[it.Name] = it.Queue
+		if it.Queue == "" {
+			fromJSON[it.Name] = it.State
+		}
+	}
+	table, err := pluginStdout(t, kubeconfig, append([]string{"explain", "-A"}, args...)...)
+	if err != nil {
+		t.Fatalf("explain -A %v: %v\n%s", args, err, table)
+	}
+	// The table says "otherscheduler" in QUEUE where JSON has no queue and
+	// state OtherScheduler.
+	for _, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || f[0] != ns {
+			continue
+		}
+		want := fromJSON[f[1]]
+		if want == "OtherScheduler" {
+			want = "otherscheduler"
+		}
+		if f[2] != want {
+			t.Errorf("explain %v: %s in %q in the table, %q in -o json", args, f[1], f[2], fromJSON[f[1]])
+		}
+	}
+	return fromJSON
+}
+
+// checkPlacement says which pods are not where want puts them; a pod
+// missing from want must be in no queue (OtherScheduler).
+func checkPlacement(t *testing.T, what string, got placement, want map[string]string) {
+	t.Helper()
+	for name, q := range got {
+		w, ok := want[name]
+		if !ok {
+			w = "OtherScheduler"
+		}
+		if q != w {
+			t.Errorf("%s: %s placed in %q, want %q", what, name, q, w)
+		}
+	}
+	for name := range want {
+		if _, ok := got[name]; !ok {
+			t.Errorf("%s: %s not explained", what, name)
+		}
+	}
+}
+
+// pollFast calls f every 200ms until it holds or d passes, and returns when
+// it first held.
+func pollFast(t *testing.T, d time.Duration, what string, f func() (bool, string)) time.Time {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		ok, last := f()
+		if ok {
+			return time.Now()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s: %s", d, what, last)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // TestKindHA runs status and explain on a kind cluster with three
 // control-plane nodes behind kind's load balancer: three kube-schedulers
 // electing a leader through Lease kube-system/kube-scheduler, and beside
 // them a second kube-scheduler (two replicas, Lease
 // kube-system/second-scheduler). Pods of each, and pods naming a scheduler
-// that does not exist.
+// that does not exist. No flag names where the metrics are.
 func TestKindHA(t *testing.T) {
 	c := newClusterOf(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
@@ -255,7 +389,176 @@ func TestKindHA(t *testing.T) {
 	c.untaint(ctx, t)
 	c.installSecondScheduler(ctx, t)
 	pods := c.seedHA(ctx, t)
-	t.Logf("second scheduler and %d pods ready in %s", len(pods.schedulerOf())+1, time.Since(start).Round(time.Second))
+	t.Logf("second scheduler and pods ready in %s", time.Since(start).Round(time.Second))
+
+	ownWant := map[string]string{}
+	for _, n := range pods.parked {
+		ownWant[n] = "unschedulablePods"
+	}
+	for _, n := range pods.gated {
+		ownWant[n] = "gated"
+	}
+	secondWant := map[string]string{}
+	for _, n := range pods.secondParked {
+		secondWant[n] = "unschedulablePods"
+	}
+	for _, n := range pods.secondGated {
+		secondWant[n] = "gated"
+	}
+
+	t.Run("status reads the Lease holder and names the standby schedulers", func(t *testing.T) {
+		st := c.statusCounting(ctx, t, len(pods.parked), len(pods.gated))
+		holder := c.leaseHolder(ctx, t, "kube-scheduler")
+		node, _, _ := strings.Cut(holder, "_")
+		leader := "kube-system/kube-scheduler-" + node
+		var standby []string
+		for _, suffix := range []string{"control-plane", "control-plane2", "control-plane3"} {
+			if p := "kube-system/kube-scheduler-" + c.name + "-" + suffix; p != leader {
+				standby = append(standby, p)
+			}
+		}
+		s := st.Source
+		if s.Platform != "kubeadm" || s.Pod != leader || s.Lease != "kube-system/kube-scheduler" || strings.Join(s.Standby, ",") != strings.Join(standby, ",") ||
+			strings.Join(s.Profiles, ",") != corev1.DefaultSchedulerName || st.Scheduler.Leader == nil || !*st.Scheduler.Leader {
+			t.Errorf("status read %+v (leader %v), want the holder %s on kubeadm, standby %v, profiles [default-scheduler]", s, st.Scheduler.Leader, leader, standby)
+		}
+		table, err := pluginStdout(t, c.kubeconfig, "status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"port-forward to " + leader + ":10259", "STANDBY    " + strings.Join(standby, ", ") + " (waiting for Lease kube-system/kube-scheduler",
+			"PROFILES   default-scheduler (its /configz)"} {
+			if !strings.Contains(table, want) {
+				t.Errorf("status table lacks %q:\n%s", want, table)
+			}
+		}
+	})
+
+	t.Run("explain places the default scheduler's pods, and no other", func(t *testing.T) {
+		got := explainPlacement(t, c.kubeconfig)
+		checkPlacement(t, "explain -A", got, ownWant)
+	})
+
+	t.Run("a second scheduler's pods against its own queue", func(t *testing.T) {
+		holder := c.leaseHolder(ctx, t, secondScheduler)
+		leader, _, _ := strings.Cut(holder, "_")
+		st := c.statusCounting(ctx, t, len(pods.secondParked), len(pods.secondGated), "--scheduler-name", secondScheduler)
+		s := st.Source
+		if s.Pod != "kube-system/"+leader || s.Lease != "kube-system/"+secondScheduler || len(s.Standby) != 1 ||
+			strings.Join(s.Profiles, ",") != secondScheduler || len(s.Others) != 1 || strings.Join(s.Others[0].Profiles, ",") != corev1.DefaultSchedulerName {
+			t.Errorf("status --scheduler-name read %+v, want the holder of Lease kube-system/%s (%s), one standby, the cluster's own among the others", s, secondScheduler, leader)
+		}
+		got := explainPlacement(t, c.kubeconfig, "--scheduler-name", secondScheduler)
+		checkPlacement(t, "explain -A --scheduler-name "+secondScheduler, got, secondWant)
+		readsTheScheduler(t, *explainOf(t, c.kubeconfig, "--scheduler-name", secondScheduler))
+	})
+
+	t.Run("pods of a scheduler that no kube-scheduler serves are in no queue", func(t *testing.T) {
+		got := explainPlacement(t, c.kubeconfig, "--scheduler-name", noSuchScheduler)
+		checkPlacement(t, "explain -A --scheduler-name "+noSuchScheduler, got, nil)
+		out, err := pluginStdout(t, c.kubeconfig, "status", "--scheduler-name", noSuchScheduler)
+		if err == nil || !strings.Contains(err.Error(), `no kube-scheduler here serves scheduler name "`+noSuchScheduler+`"`) {
+			t.Errorf("status --scheduler-name %s: %v\n%s", noSuchScheduler, err, out)
+		}
+	})
+
+	t.Run("failover: the watches follow the new leader", func(t *testing.T) { c.testFailover(ctx, t, pods) })
+}
+
+// testFailover stops the leading kube-scheduler as an operator does on a
+// control-plane node (its static pod's manifest moved away: the kubelet
+// stops it, and it gives up the Lease) while status --watch and explain
+// --watch run, and measures when each shows the new leader's queue.
+func (c *cluster) testFailover(ctx context.Context, t *testing.T, pods haPods) {
+	status := startWatch(t, c.kubeconfig, "status --watch", "status", "--watch", "--interval", "1s")
+	explain := startWatch(t, c.kubeconfig, "explain --watch", "explain", "-A", "--watch", "--interval", "1s")
+	frames := func() int { return strings.Count(status.out.String(), "Every 1s: kubectl schedq status") }
+	poll(ctx, t, "the first frames", func() (bool, string) {
+		return frames() >= 2 && strings.Contains(explain.out.String(), pods.parked[0]), status.errOut.String() + explain.errOut.String()
+	})
+	old, _, _ := strings.Cut(c.leaseHolder(ctx, t, "kube-scheduler"), "_")
+	oldPod := "kube-system/kube-scheduler-" + old
+
+	killed := time.Now()
+	if out, err := run(ctx, time.Minute, "docker", "exec", old, "mv", "/etc/kubernetes/manifests/kube-scheduler.yaml", "/etc/kubernetes/kube-scheduler.yaml.stopped"); err != nil {
+		t.Fatalf("stopping the leader on %s: %v\n%s", old, err, out)
+	}
+	var newLeader string
+	leaseMoved := pollFast(t, time.Minute, "another kube-scheduler to take the Lease", func() (bool, string) {
+		h, _, _ := strings.Cut(c.leaseHolder(ctx, t, "kube-scheduler"), "_")
+		newLeader = h
+		return h != "" && h != old, "holder " + h
+	})
+	newPod := "kube-system/kube-scheduler-" + newLeader
+	// The new leader's queue: the parked pods tried again and parked, the
+	// gated ones gated.
+	queue := fmt.Sprintf("unschedulablePods %d  gated %d", len(pods.parked), len(pods.gated))
+	statusShown := pollFast(t, time.Minute, "status --watch to show the new leader's queue", func() (bool, string) {
+		f := lastFrame(status.out.String())
+		return strings.Contains(f, "port-forward to "+newPod+":10259") && strings.Contains(f, queue), f
+	})
+	explainShown := pollFast(t, time.Minute, "explain --watch to say it reads the new leader", func() (bool, string) {
+		n, _ := explain.notices()
+		return len(n) > 0 && strings.Contains(n[len(n)-1], "new leader "+newPod), explain.errOut.String()
+	})
+	t.Logf("leader %s stopped; Lease held by %s after %s; status --watch showed its queue after %s, explain --watch after %s",
+		old, newLeader, leaseMoved.Sub(killed).Round(100*time.Millisecond), statusShown.Sub(killed).Round(100*time.Millisecond), explainShown.Sub(killed).Round(100*time.Millisecond))
+	for what, at := range map[string]time.Time{"status --watch": statusShown, "explain --watch": explainShown} {
+		if d := at.Sub(killed); d > 15*time.Second {
+			t.Errorf("%s showed the new leader's queue %s after the leader was stopped, want within 15s", what, d.Round(100*time.Millisecond))
+		}
+	}
+	for _, w := range []*watchProc{status, explain} {
+		n, _ := w.notices()
+		if len(n) == 0 || !strings.Contains(n[len(n)-1], "new leader "+newPod+" (Lease holder "+newLeader+"_") || !strings.Contains(n[len(n)-1], "was "+oldPod) ||
+			strings.Contains(n[len(n)-1], "restarted") {
+			t.Errorf("%s: notices %q, want the last to name the new leader %s and the old %s", w.name, n, newPod, oldPod)
+		}
+	}
+
+	// Killed outright, the leader cannot give the Lease up: the others
+	// take it when it expires (leaseDuration, 15 s after its last
+	// renewal), and the kubelet starts the killed one again meanwhile, as
+	// a standby. status shows the Lease holder's queue once it moves.
 	holder := c.leaseHolder(ctx, t, "kube-scheduler")
-	t.Logf("Lease kube-system/kube-scheduler: %s; kube-system/%s: %s", holder, secondScheduler, c.leaseHolder(ctx, t, secondScheduler))
+	notices := func(w *watchProc) int { n, _ := w.notices(); return len(n) }
+	before := notices(explain)
+	killed = time.Now()
+	if out, err := run(ctx, time.Minute, "docker", "exec", newLeader, "sh", "-c", `
+for c in $(ctr -n k8s.io containers ls -q 'labels."io.kubernetes.container.name"==kube-scheduler'); do
+  ctr -n k8s.io tasks ls | grep -q "^$c .*RUNNING" && ctr -n k8s.io tasks kill -s SIGKILL "$c"
+done`); err != nil {
+		t.Fatalf("killing the leader on %s: %v\n%s", newLeader, err, out)
+	}
+	var next string
+	leaseMoved = pollFast(t, time.Minute, "the Lease to move after the kill", func() (bool, string) {
+		next = c.leaseHolder(ctx, t, "kube-scheduler")
+		return next != "" && next != holder, "holder " + next
+	})
+	nextNode, _, _ := strings.Cut(next, "_")
+	nextPod := "kube-system/kube-scheduler-" + nextNode
+	statusShown = pollFast(t, time.Minute, "status --watch to show the Lease holder's queue after the kill", func() (bool, string) {
+		f := lastFrame(status.out.String())
+		return strings.Contains(f, "port-forward to "+nextPod+":10259") && strings.Contains(f, ", leader)") && strings.Contains(f, queue), f
+	})
+	pollFast(t, time.Minute, "explain --watch to say it lost the killed leader", func() (bool, string) {
+		return notices(explain) > before, explain.errOut.String()
+	})
+	t.Logf("leader %s killed; Lease held by %s after %s; status --watch showed its queue %s after that",
+		newLeader, nextNode, leaseMoved.Sub(killed).Round(100*time.Millisecond), statusShown.Sub(leaseMoved).Round(100*time.Millisecond))
+	if d := statusShown.Sub(leaseMoved); d > 15*time.Second {
+		t.Errorf("status --watch showed the Lease holder's queue %s after the Lease moved, want within 15s", d.Round(100*time.Millisecond))
+	}
+
+	// explain places the pods in the leader's queue.
+	got := explainPlacement(t, c.kubeconfig)
+	want := map[string]string{}
+	for _, n := range pods.parked {
+		want[n] = "unschedulablePods"
+	}
+	for _, n := range pods.gated {
+		want[n] = "gated"
+	}
+	checkPlacement(t, "explain -A after the failover", got, want)
+	stopWatches(t, status, explain)
 }

@@ -123,17 +123,24 @@ func newClusterOf(t *testing.T, controlPlanes int) *cluster {
 		// kubelet >= 1.35 refuses cgroup v1 unless told otherwise (KEP-5573).
 		cfg += "- |\n  kind: KubeletConfiguration\n  failCgroupV1: false\n"
 	}
+	createTimeout := 10 * time.Minute
+	if controlPlanes > 1 {
+		// A joining control plane's etcd member starts within kubeadm's
+		// two minutes on a quiet machine, not always on a busy one.
+		cfg += "- |\n  kind: JoinConfiguration\n  timeouts:\n    etcdAPICall: 8m\n    controlPlaneComponentHealthCheck: 8m\n"
+		createTimeout = 20 * time.Minute
+	}
 	cfgPath := filepath.Join(t.TempDir(), "kind.yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	out, err := run(context.Background(), 10*time.Minute, kind, "create", "cluster", "--name", c.name,
+	out, err := run(context.Background(), createTimeout, kind, "create", "cluster", "--name", c.name,
 		"--image", image, "--config", cfgPath, "--kubeconfig", c.kubeconfig, "--wait", "5m")
 	if err != nil {
 		t.Fatalf("kind create cluster: %v\n%s", err, out)
 	}
-	t.Logf("kind cluster %s ready in %s", c.name, time.Since(start).Round(time.Second))
+	t.Logf("kind cluster %s (%d control-plane nodes) ready in %s", c.name, controlPlanes, time.Since(start).Round(time.Second))
 
 	restCfg, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
 	if err != nil {

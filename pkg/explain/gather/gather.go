@@ -217,6 +217,12 @@ func Gather(ctx context.Context, req Request) (*Result, error) {
 		in.MetricsMissing = shortError(sErr)
 		in.NotServed = sErr.Error()
 		warnings = append(warnings, sErr.Error())
+	case sErr == nil && snap.Leader != nil && !*snap.Leader:
+		// A standby replica's queue holds the pods its informers saw and
+		// never tries them: its counts say nothing of the live queue.
+		in.MetricsMissing = fmt.Sprintf("the scheduler read (%s) is not the leader: its queue is not live", orDefault(snap.Origin.Pod, snap.Origin.Address))
+		in.Profiles = snap.Origin.Profiles
+		warnings = append(warnings, in.MetricsMissing+"; placing without its queue counts (the leader may have changed: run again)")
 	case sErr != nil:
 		in.MetricsMissing = shortError(sErr)
 		warnings = append(warnings, fmt.Sprintf("no scheduler metrics (%s): queue counts unknown, confidence is lower; see 'kubectl schedq status' for the remedy", in.MetricsMissing))
@@ -278,6 +284,13 @@ func modelVersion(given queue.Version, snap *metricscrape.Snapshot) (queue.Versi
 		why = err.Error()
 	}
 	return queue.DefaultVersion, "default", fmt.Sprintf("%s: explaining with the %s queue model (name the version with --scheduler-version)", why, queue.DefaultVersion)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // shortError keeps the first line of an error.
