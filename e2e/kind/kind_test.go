@@ -358,12 +358,27 @@ type explainJSON struct {
 	Items []struct {
 		Namespace, Name, Queue string
 	} `json:"items"`
+	Metrics     string `json:"metrics"`
 	Model       string `json:"model"`
 	ModelSource string `json:"modelSource"`
 	Config      struct {
 		PodMaxInUnschedulablePods string `json:"podMaxInUnschedulablePods"`
 		Source                    string `json:"source"`
 	} `json:"config"`
+}
+
+// explainAll runs explain -A -o json with kubeconfig.
+func explainAll(t *testing.T, kubeconfig string) explainJSON {
+	t.Helper()
+	out, err := plugin(t, kubeconfig, "explain", "-A", "-o", "json")
+	if err != nil {
+		t.Fatalf("explain -A: %v\n%s", err, out)
+	}
+	var e explainJSON
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatalf("explain -A -o json: %v\n%s", err, out)
+	}
+	return e
 }
 
 // kubeVersion is the Kubernetes version of the node image (make test-kind
@@ -433,14 +448,7 @@ func TestKind(t *testing.T) {
 	})
 
 	t.Run("explain places every pod", func(t *testing.T) {
-		out, err := plugin(t, c.kubeconfig, "explain", "-A", "-o", "json")
-		if err != nil {
-			t.Fatalf("explain -A: %v\n%s", err, out)
-		}
-		var e explainJSON
-		if err := json.Unmarshal([]byte(out), &e); err != nil {
-			t.Fatalf("explain -A -o json: %v\n%s", err, out)
-		}
+		e := explainAll(t, c.kubeconfig)
 		readsTheScheduler(t, e)
 		got := map[string]string{}
 		for _, it := range e.Items {
@@ -500,28 +508,17 @@ func TestKind(t *testing.T) {
 	})
 
 	t.Run("Prometheus", func(t *testing.T) { c.testPrometheus(t, parked, gated, denied) })
+
+	// Last: it moves the scheduler's static pod, and leaves kubeadm's shape.
+	t.Run("platforms", func(t *testing.T) { c.testPlatforms(t, parked, gated) })
 }
 
-// serviceAccountKubeconfig returns a kubeconfig holding a token of
-// serviceAccountToken's ServiceAccount.
+// serviceAccountKubeconfig returns the kubeconfig of serviceAccountToken's
+// ServiceAccount.
 func (c *cluster) serviceAccountKubeconfig(t *testing.T, metrics bool) string {
 	t.Helper()
 	name, token := c.serviceAccountToken(t, metrics)
-	admin, err := clientcmd.LoadFromFile(c.kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl := admin.Clusters[admin.Contexts[admin.CurrentContext].Cluster]
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["kind"] = cl
-	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: token}
-	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: "kind", AuthInfo: name}
-	cfg.CurrentContext = name
-	path := filepath.Join(t.TempDir(), name+".kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return c.tokenKubeconfig(t, name, token)
 }
 
 // serviceAccountToken makes a ServiceAccount bound to the read-only role
@@ -529,8 +526,6 @@ func (c *cluster) serviceAccountKubeconfig(t *testing.T, metrics bool) string {
 // name and a token for it.
 func (c *cluster) serviceAccountToken(t *testing.T, metrics bool) (name, token string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	name = "schedq-reader"
 	if !metrics {
 		name = "schedq-reader-nometrics"
@@ -548,6 +543,22 @@ func (c *cluster) serviceAccountToken(t *testing.T, metrics bool) (name, token s
 	if metrics {
 		rules = append(rules, rbacv1.PolicyRule{NonResourceURLs: []string{"/metrics", "/configz", "/flagz"}, Verbs: []string{"get"}})
 	}
+	return name, c.roleToken(t, name, rules)
+}
+
+// roleKubeconfig is the kubeconfig of a ServiceAccount name bound to a
+// ClusterRole of rules.
+func (c *cluster) roleKubeconfig(t *testing.T, name string, rules []rbacv1.PolicyRule) string {
+	t.Helper()
+	return c.tokenKubeconfig(t, name, c.roleToken(t, name, rules))
+}
+
+// roleToken makes a ServiceAccount name bound to a ClusterRole of rules
+// and returns a token for it.
+func (c *cluster) roleToken(t *testing.T, name string, rules []rbacv1.PolicyRule) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	must := func(_ any, err error) {
 		t.Helper()
 		if err != nil && !apierrors.IsAlreadyExists(err) {
@@ -567,7 +578,27 @@ func (c *cluster) serviceAccountToken(t *testing.T, metrics bool) (name, token s
 	if err != nil {
 		t.Fatal(err)
 	}
-	return name, tok.Status.Token
+	return tok.Status.Token
+}
+
+// tokenKubeconfig writes a kubeconfig for the cluster with token.
+func (c *cluster) tokenKubeconfig(t *testing.T, name, token string) string {
+	t.Helper()
+	admin, err := clientcmd.LoadFromFile(c.kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := admin.Clusters[admin.Contexts[admin.CurrentContext].Cluster]
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["kind"] = cl
+	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: "kind", AuthInfo: name}
+	cfg.CurrentContext = name
+	path := filepath.Join(t.TempDir(), name+".kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func ptr[T any](v T) *T { return &v }

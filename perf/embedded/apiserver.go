@@ -91,6 +91,17 @@ func startAPIServer(etcdURL string, f *files, runtimeConfig []string) (*apiserve
 	if len(runtimeConfig) > 0 {
 		args = append(args, "--runtime-config="+strings.Join(runtimeConfig, ","))
 	}
+	if f.frontProxyCA != "" {
+		// kubeadm's flags for aggregated API servers.
+		args = append(args,
+			"--requestheader-client-ca-file="+f.frontProxyCA,
+			"--requestheader-allowed-names="+FrontProxyClientName,
+			"--requestheader-username-headers=X-Remote-User",
+			"--requestheader-group-headers=X-Remote-Group",
+			"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+			"--proxy-client-cert-file="+f.frontProxyCert,
+			"--proxy-client-key-file="+f.frontProxyKey)
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, fmt.Errorf("kube-apiserver flags: %w", err)
 	}

@@ -107,7 +107,19 @@ type Options struct {
 	// EtcdServers, when set, is an etcd to use (e.g. an EtcdProcess's URL)
 	// instead of starting one in this process. Stop leaves it running.
 	EtcdServers []string
+
+	// FrontProxy gives kube-apiserver what kubeadm gives it for aggregated
+	// API servers: a front-proxy CA, the client certificate the aggregator
+	// proxies with (FrontProxyClientName) and request-header
+	// authentication (X-Remote-User, X-Remote-Group, X-Remote-Extra-). An
+	// APIService's backend then verifies the aggregator as a real one
+	// does, against ControlPlane.FrontProxyCA.
+	FrontProxy bool
 }
+
+// FrontProxyClientName is the common name of the aggregator's client
+// certificate, kubeadm's, and kube-apiserver's --requestheader-allowed-names.
+const FrontProxyClientName = "front-proxy-client"
 
 // ControlPlane is a running etcd, kube-apiserver and kube-scheduler.
 type ControlPlane struct {
@@ -129,6 +141,9 @@ type ControlPlane struct {
 	// StartDuration is how long Start took, from its call until everything
 	// was ready and the nodes were in the scheduler's cache.
 	StartDuration time.Duration
+	// FrontProxyCA is the PEM CA that signs the aggregator's client
+	// certificate (Options.FrontProxy); nil without it.
+	FrontProxyCA []byte
 	// StartPhases splits StartDuration: preparation (certificates, files),
 	// etcd, kube-apiserver (until /readyz), kube-scheduler (until /readyz),
 	// nodes (until in the scheduler's cache).
@@ -220,7 +235,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	if err := os.WriteFile(filepath.Join(cp.dir, pidFile), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
 		return nil, err
 	}
-	f, adminToken, err := cp.writeFiles(schedCfg)
+	f, adminToken, err := cp.writeFiles(schedCfg, opts.FrontProxy)
 	if err != nil {
 		return nil, err
 	}
@@ -443,14 +458,16 @@ type files struct {
 	tokens                               string
 	schedulerKubeconfig, schedulerConfig string
 	schedulerToken                       string
+	// The front proxy's (Options.FrontProxy), empty without it.
+	frontProxyCA, frontProxyCert, frontProxyKey string
 }
 
 // writeFiles creates the CA, the serving certificates, the service account
 // signing key, the static token file (an admin in system:masters, and
 // system:kube-scheduler with the scheduler's bootstrap RBAC roles) and the
 // scheduler configuration. It returns the admin's token.
-func (cp *ControlPlane) writeFiles(schedCfg *config.KubeSchedulerConfiguration) (*files, string, error) {
-	ca, err := newAuthority()
+func (cp *ControlPlane) writeFiles(schedCfg *config.KubeSchedulerConfiguration, frontProxy bool) (*files, string, error) {
+	ca, err := newAuthority("schedq-embedded-ca")
 	if err != nil {
 		return nil, "", err
 	}
@@ -483,6 +500,18 @@ func (cp *ControlPlane) writeFiles(schedCfg *config.KubeSchedulerConfiguration) 
 	}
 	if write[f.saKey], err = newSigningKey(); err != nil {
 		return nil, "", err
+	}
+	if frontProxy {
+		fp, err := newAuthority("schedq-embedded-front-proxy-ca")
+		if err != nil {
+			return nil, "", err
+		}
+		cp.FrontProxyCA = fp.certPEM
+		f.frontProxyCA, f.frontProxyCert, f.frontProxyKey = p("front-proxy-ca.crt"), p("front-proxy-client.crt"), p("front-proxy-client.key")
+		write[f.frontProxyCA] = fp.certPEM
+		if write[f.frontProxyCert], write[f.frontProxyKey], err = fp.issueClient(FrontProxyClientName, nil); err != nil {
+			return nil, "", err
+		}
 	}
 	for path, data := range write {
 		if err := os.WriteFile(path, data, 0o600); err != nil {

@@ -60,8 +60,8 @@ func TestPortForward_kind(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := src.(*metricscrape.PortForwardSource); !ok {
-			t.Fatalf("source %T, want the port-forward (a kind kubeconfig has no scheduler extension)", src)
+		if _, ok := src.(*metricscrape.Discovery); !ok {
+			t.Fatalf("source %T, want discovery (a kind kubeconfig has no scheduler extension)", src)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -70,7 +70,7 @@ func TestPortForward_kind(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantPod := metricscrape.SchedulerNamespace + "/kube-scheduler-" + kindClusterName + "-control-plane"
-		if snap.Origin.Kind != metricscrape.OriginPortForward || snap.Origin.Pod != wantPod {
+		if snap.Origin.Kind != metricscrape.OriginPortForward || snap.Origin.Pod != wantPod || snap.Origin.Platform != "kubeadm" {
 			t.Errorf("Origin = %+v, want the port-forward to %s", snap.Origin, wantPod)
 		}
 		if len(snap.Pending) != 4 || snap.Build.GitVersion == "" {

@@ -48,24 +48,8 @@ const (
 // (their binding is denied). It compares the counts with the queue's ground
 // truth and checks what each identity gets.
 func TestStatus_embedded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a control plane; skipped with -short")
-	}
-	ctx := context.Background()
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	cp, err := embedded.Start(ctx, embedded.Options{Nodes: 4, KubeconfigPath: kubeconfig})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cp.Stop(); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	// kube-scheduler's runCommand registers the gate metrics after Setup, and
-	// its main package imports the build-info metric; the embedded control
-	// plane calls Setup and Run directly and does neither, so do it here.
-	utilfeature.DefaultMutableFeatureGate.AddMetrics()
+	cp := startControlPlane(t, embedded.Options{Nodes: 4, KubeconfigPath: kubeconfig})
 	client := cp.Client()
 	createIdentities(t, client)
 	denyBinding(t, client, "deny-bind-")
@@ -141,6 +125,29 @@ func TestStatus_embedded(t *testing.T) {
 	t.Run("no extension: discovery, then a port-forward that needs a kubelet", func(t *testing.T) {
 		checkPortForwardWithoutKubelet(t, cp, client)
 	})
+}
+
+// startControlPlane starts an embedded control plane for the test (which
+// is skipped with -short) and stops it at the end.
+func startControlPlane(t *testing.T, opts embedded.Options) *embedded.ControlPlane {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a control plane; skipped with -short")
+	}
+	cp, err := embedded.Start(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cp.Stop(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+	// kube-scheduler's runCommand registers the gate metrics after Setup, and
+	// its main package imports the build-info metric; the embedded control
+	// plane calls Setup and Run directly and does neither, so do it here.
+	utilfeature.DefaultMutableFeatureGate.AddMetrics()
+	return cp
 }
 
 // TestStatus_embedded's last step: without the kubeconfig extension, status
@@ -287,7 +294,6 @@ func applyRemedy(t *testing.T, client kubernetes.Interface, doc string) {
 // only the reader may also get /metrics.
 func createIdentities(t *testing.T, client kubernetes.Interface) {
 	t.Helper()
-	ctx := context.Background()
 	read := []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"pods", "events"}, Verbs: []string{"get", "list"}},
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"get", "list"}},
@@ -298,16 +304,7 @@ func createIdentities(t *testing.T, client kubernetes.Interface) {
 		noMetricsUser: read,
 	}
 	for user, rules := range roles {
-		if _, err := client.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: rules}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := client.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: user},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: user},
-			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
-		}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		bindClusterRole(t, client, user, rules)
 	}
 }
 

@@ -374,6 +374,9 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	list := explain.NewExplanationList(explain.Infer(in), warnings, notFound, in.Now)
 	list.Model, list.ModelSource = in.Version.String(), in.VersionSource
 	list.Config = explain.NewConfigStatus(in.Config, g.ConfigSource)
+	if g.Snapshot != nil {
+		list.Metrics = originText(g.Snapshot.Origin)
+	}
 	if o.SortBy != "" {
 		if err := sortExplanations(list.Items, o.SortBy); err != nil {
 			return err

@@ -59,7 +59,8 @@ func PrintExplanations(w io.Writer, l *explain.ExplanationList, opts TableOption
 	return tw.Flush()
 }
 
-// PrintCounts writes the count per queue, "13 pod(s): errorBackoffQ 4, …":
+// PrintCounts writes the count per queue, "13 pod(s): errorBackoffQ 4, …",
+// and where the metrics came from:
 // explain puts it on stderr, so that stdout is the table alone.
 func PrintCounts(w io.Writer, l *explain.ExplanationList) {
 	var parts []string
@@ -72,6 +73,9 @@ func PrintCounts(w io.Writer, l *explain.ExplanationList) {
 		parts = append(parts, "none pending")
 	}
 	fmt.Fprintf(w, "%d pod(s): %s\n", len(l.Items), strings.Join(parts, ", "))
+	if l.Metrics != "" {
+		fmt.Fprintf(w, "metrics: %s\n", l.Metrics)
+	}
 }
 
 func printDetail(w io.Writer, e explain.Explanation, now time.Time) {

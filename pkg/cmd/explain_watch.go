@@ -49,6 +49,9 @@ func (o *ExplainOptions) watch(ctx context.Context) error {
 			}
 		}
 		list := explain.NewExplanationList(explain.Infer(g.Input), g.Warnings, g.NotFound, g.Input.Now)
+		if g.Snapshot != nil {
+			list.Metrics = originText(g.Snapshot.Origin)
+		}
 		if o.terminal {
 			if err := o.redrawList(list); err != nil {
 				return err

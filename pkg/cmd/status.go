@@ -98,12 +98,21 @@ the last 5 minutes). The metrics are read from the first of:
      minutes, or over what it holds when it has less (a new scheduler,
      leader or Prometheus), which status then says;
   3. --metrics-file FILE: a saved exposition (totals only, no rates);
-  4. the scheduler endpoint in the kubeconfig (schedq-perf's control plane);
-  5. the kube-scheduler pod in kube-system (the Lease holder when there are
-     several), through a port-forward to 10259 with the kubeconfig's
-     credentials. This needs get/list pods, get and create pods/portforward
-     (client-go's WebSocket port-forward is a GET) and get
-     leases in kube-system, and get on the /metrics non-resource URL.
+  4. discovery, which looks for the scheduler as each platform runs it, in
+     this order (-v 1 prints each step; SOURCE names the platform found):
+     a. the scheduler endpoint in the kubeconfig (schedq-perf's control plane);
+     b. EKS: the API server's /apis/metrics.eks.amazonaws.com/v1/ksh/container/metrics
+        (get on ksh/metrics in API group metrics.eks.amazonaws.com; it serves
+        no /configz or /flagz);
+     c. RKE2, Talos and kubeadm: the kube-scheduler pods in kube-system;
+        OpenShift: those in openshift-kube-scheduler; the holder of their
+        Lease when there are several, through a port-forward to 10259 with
+        the kubeconfig's credentials. This needs get/list pods, get and
+        create pods/portforward (client-go's WebSocket port-forward is a GET)
+        and get leases in that namespace, and get on the /metrics
+        non-resource URL;
+     d. k3s, k0s, MicroK8s, GKE and AKS keep the scheduler out of reach:
+        status says so and names the flag that gets its metrics there.
 
 Each scrape, discovery and port-forward included, gives up after
 --request-timeout (30s when it is not set or 0).`,

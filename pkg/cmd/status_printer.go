@@ -176,6 +176,12 @@ func schedulerLine(st *status.SchedulerStatus) string {
 }
 
 func sourceLine(o metricscrape.Origin, at string) string {
+	return originText(o) + ", at " + at
+}
+
+// originText says where metrics came from: the platform discovery found
+// and the way to its scheduler, or the source a flag named.
+func originText(o metricscrape.Origin) string {
 	var s string
 	switch o.Kind {
 	case metricscrape.OriginPortForward:
@@ -198,10 +204,15 @@ func sourceLine(o metricscrape.Origin, at string) string {
 		}
 	case metricscrape.OriginFile:
 		s = "file " + o.Address
+	case metricscrape.OriginAPIServer:
+		s = "the API server's " + o.Address
 	default:
 		s = o.Address
 	}
-	return s + ", at " + at
+	if o.Platform != "" {
+		s = o.Platform + ": " + s
+	}
+	return s
 }
 
 func gateText(g status.FeatureGateStatus) string {

@@ -20,6 +20,10 @@ type ExplanationList struct {
 	ModelSource string `json:"modelSource,omitempty"`
 	// Config is the scheduler's configuration explain reasoned with.
 	Config *ConfigStatus `json:"config,omitempty"`
+	// Metrics says where the scheduler's metrics were read: the platform
+	// discovery found and the way to its scheduler, or the source a flag
+	// named; empty without metrics.
+	Metrics string `json:"metrics,omitempty"`
 	// Counts is the number of explained pending pods per queue, keyed by
 	// upstream's words (queue.Location.Word).
 	Counts   map[string]int `json:"counts"`

@@ -235,15 +235,21 @@ func podNames(pods []*corev1.Pod) []string {
 	return names
 }
 
-// DiscoverScheduler finds kubeadm's live kube-scheduler pod
-// (KubeadmSchedulerPods.Target). It makes two API calls (three when no pod
-// carries kubeadm's label).
+// DiscoverScheduler finds the live kube-scheduler pod where the platforms
+// that run it as pods put it (Talos's, kubeadm's and RKE2's in kube-system,
+// OpenShift's), for a caller that port-forwards to it itself. On kubeadm it
+// makes three API calls.
 func DiscoverScheduler(ctx context.Context, client kubernetes.Interface) (*SchedulerTarget, error) {
-	t, err := KubeadmSchedulerPods.Target(ctx, NewCluster(nil, client, nil))
-	if errors.Is(err, ErrNotHere) {
-		return nil, fmt.Errorf("%w: no %s", ErrNoSchedulerPod, KubeadmSchedulerPods.what())
+	c := NewCluster(nil, client, nil)
+	var looked []string
+	for _, sp := range []SchedulerPods{TalosSchedulerPods, KubeadmSchedulerPods, OpenShiftSchedulerPods} {
+		t, err := sp.Target(ctx, c)
+		if !errors.Is(err, ErrNotHere) {
+			return t, err
+		}
+		looked = append(looked, sp.what())
 	}
-	return t, err
+	return nil, fmt.Errorf("%w: no %s", ErrNoSchedulerPod, strings.Join(looked, ", no "))
 }
 
 // selectLeader picks the pod the lease holder runs in. kube-scheduler's
@@ -368,7 +374,11 @@ func (l *PodLocator) Detect(ctx context.Context, c *Cluster) (Detection, error) 
 	if len(pods) == 0 {
 		return Detection{Evidence: marks + "no " + l.Pods.what()}, nil
 	}
-	return Detection{Looks: true, Evidence: fmt.Sprintf("%s%d %s", marks, len(pods), strings.TrimPrefix(l.Pods.what(), "pod "))}, nil
+	noun := "pod"
+	if len(pods) > 1 {
+		noun = "pods"
+	}
+	return Detection{Looks: true, Evidence: fmt.Sprintf("%s%d %s %s in %s", marks, len(pods), noun, l.Pods.Selector, l.Pods.Namespace)}, nil
 }
 
 // Locate implements Locator.

@@ -79,6 +79,14 @@ func TestDiscoverScheduler(t *testing.T) {
 			wantPod: "kube-scheduler-cp-1",
 		},
 		{
+			name: "OpenShift's pod",
+			objects: []runtime.Object{&corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: "openshift-kube-scheduler-m-0", Namespace: OpenShiftSchedulerNamespace, Labels: map[string]string{"app": "openshift-kube-scheduler"}},
+				Spec:       corev1.PodSpec{NodeName: "m-0"}, Status: corev1.PodStatus{Phase: corev1.PodRunning},
+			}},
+			wantPod: "openshift-kube-scheduler-m-0",
+		},
+		{
 			name:    "managed cluster: no scheduler pod",
 			objects: []runtime.Object{other},
 			wantErr: func(err error) bool { return errors.Is(err, ErrNoSchedulerPod) },

@@ -85,8 +85,11 @@ func (eksLocator) Locate(ctx context.Context, c *Cluster) (*Endpoint, error) {
 		Target:        "the API server's " + EKSSchedulerMetricsPath,
 		MetricsPath:   EKSSchedulerMetricsPath,
 		MetricsAccept: eksAccept,
-		NoConfig:      "EKS's metrics API serves the scheduler's metrics only, not its /configz or /flagz",
-		Forbidden:     &Grant{Permission: "get " + EKSSchedulerMetricsResource + " in API group " + EKSMetricsGroup, RBAC: EKSMetricsReaderRBAC},
+		// EKS documents the body (a text exposition), not its Content-Type.
+		MetricsAnyType: true,
+		NoConfig:       "EKS's metrics API serves the scheduler's metrics only, not its /configz or /flagz",
+		Forbidden:      &Grant{Permission: "get " + EKSSchedulerMetricsResource + " in API group " + EKSMetricsGroup, RBAC: EKSMetricsReaderRBAC},
+		auth:           c.auth,
 		Open: func(context.Context) (string, *http.Client, func(), error) {
 			return base, hc, nil, nil
 		},

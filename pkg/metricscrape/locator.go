@@ -59,9 +59,12 @@ type Endpoint struct {
 	// releases what Open set up (a port-forward), or nil.
 	Open func(ctx context.Context) (base string, client *http.Client, stop func(), err error)
 	// MetricsPath is the metrics' path under base; MetricsAccept the
-	// Accept header to send for it (empty: the text format's).
-	MetricsPath   string
-	MetricsAccept string
+	// Accept header to send for it (empty: the text format's). With
+	// MetricsAnyType the answer's Content-Type is not checked: the body
+	// is parsed as a text exposition whatever it says.
+	MetricsPath    string
+	MetricsAccept  string
+	MetricsAnyType bool
 	// NoConfig, when set, says why the scheduler's /configz and /flagz are
 	// not read through this endpoint; otherwise they are read under base
 	// as the scheduler serves them.
@@ -70,9 +73,10 @@ type Endpoint struct {
 	// and the RBAC objects that grant it. Nil: the scheduler's own
 	// nonResourceURLs ["/metrics"].
 	Forbidden *Grant
-	// auth, when set, checks an impersonated identity's access before the
-	// scrape and names the identity on a 403 (the scheduler itself does not
-	// honour impersonation; the API server does).
+	// auth, when set, names the identity on a 403 and, for the scheduler's
+	// own /metrics (Forbidden nil), checks an impersonated identity's access
+	// before the scrape: the scheduler does not honour impersonation, the
+	// API server does.
 	auth *kubeAuth
 }
 
@@ -296,8 +300,10 @@ func (d *Discovery) String() string {
 // scrape opens the endpoint, reads the metrics and the extra paths, and
 // closes it.
 func (ep *Endpoint) scrape(ctx context.Context, extra map[string]string) (*Snapshot, error) {
-	if err := ep.auth.precheck(ctx, ep.Target); err != nil {
-		return nil, err
+	if ep.Forbidden == nil {
+		if err := ep.auth.precheck(ctx, ep.Target); err != nil {
+			return nil, err
+		}
 	}
 	base, client, stop, err := ep.Open(ctx)
 	if err != nil {
@@ -311,7 +317,7 @@ func (ep *Endpoint) scrape(ctx context.Context, extra map[string]string) (*Snaps
 	if accept == "" {
 		accept = acceptHeader
 	}
-	data, err := fetchAccept(ctx, client, base+ep.MetricsPath, ep.Target, accept)
+	data, err := fetchAccept(ctx, client, base+ep.MetricsPath, ep.Target, accept, ep.MetricsAnyType)
 	if err != nil {
 		return nil, ep.annotate(ctx, err)
 	}

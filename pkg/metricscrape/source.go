@@ -100,12 +100,14 @@ func scrapeHTTP(ctx context.Context, client *http.Client, url, target string) (*
 
 // fetch GETs url and returns the body of a 200 text exposition.
 func fetch(ctx context.Context, client *http.Client, url, target string) ([]byte, error) {
-	return fetchAccept(ctx, client, url, target, acceptHeader)
+	return fetchAccept(ctx, client, url, target, acceptHeader, false)
 }
 
 // fetchAccept is fetch with another Accept header, for a path in front of
-// the scheduler that wants its own (EKS's).
-func fetchAccept(ctx context.Context, client *http.Client, url, target, accept string) ([]byte, error) {
+// the scheduler that wants its own (EKS's); with anyType the answer's
+// Content-Type is not checked and the body is parsed as text whatever it
+// says.
+func fetchAccept(ctx context.Context, client *http.Client, url, target, accept string, anyType bool) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
@@ -120,7 +122,7 @@ func fetchAccept(ctx context.Context, client *http.Client, url, target, accept s
 		body, _ := bound.ReadAll(resp.Body, 4<<10, target)
 		return nil, statusError(target, resp, body)
 	}
-	if f := expfmt.ResponseFormat(resp.Header); f.FormatType() != expfmt.TypeTextPlain {
+	if f := expfmt.ResponseFormat(resp.Header); !anyType && f.FormatType() != expfmt.TypeTextPlain {
 		return nil, fmt.Errorf("%s: not a Prometheus text exposition (Content-Type %q): this is not a kube-scheduler's /metrics",
 			target, resp.Header.Get("Content-Type"))
 	}

@@ -62,6 +62,12 @@ func schedulerConfig(req Request, snap *metricscrape.Snapshot) (cfg explain.Conf
 		why = req.MetricsOff
 	case snap == nil:
 		why = "the scheduler could not be read"
+	case snap.NoConfig != "":
+		// The platform's path hides them: say so, once, with the values
+		// used instead.
+		return cfg, "flags and defaults (" + snap.NoConfig + ")", []string{fmt.Sprintf(
+			"%s: explain uses --pod-initial-backoff=%s, --pod-max-backoff=%s and --pod-max-in-unschedulable-pods=%s (set them if this scheduler's differ)",
+			snap.NoConfig, cfg.PodInitialBackoff, cfg.PodMaxBackoff, cfg.PodMaxInUnschedulablePods)}
 	case extra == nil:
 		why = fmt.Sprintf("a %s source reaches no scheduler endpoint", snap.Origin.Kind)
 	}

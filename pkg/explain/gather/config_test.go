@@ -81,6 +81,12 @@ func TestSchedulerConfig(t *testing.T) {
 			want: flags, wantSource: "not read: a file source reaches no scheduler endpoint",
 		},
 		{
+			name: "a path that serves the metrics only (EKS)",
+			snap: &metricscrape.Snapshot{NoConfig: "EKS's metrics API serves the scheduler's metrics only, not its /configz or /flagz", Origin: metricscrape.Origin{Kind: metricscrape.OriginAPIServer}},
+			want: flags, wantSource: "flags and defaults (EKS's metrics API serves",
+			wantNotes: []string{"not its /configz or /flagz: explain uses --pod-initial-backoff=1s, --pod-max-backoff=10s and --pod-max-in-unschedulable-pods=5m0s"},
+		},
+		{
 			name: "no metrics", metricsOff: "--no-metrics",
 			want: flags, wantSource: "not read: --no-metrics",
 		},
