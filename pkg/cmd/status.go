@@ -114,6 +114,15 @@ the last 5 minutes). The metrics are read from the first of:
      d. k3s, k0s, MicroK8s, GKE and AKS keep the scheduler out of reach:
         status says so and names the flag that gets its metrics there.
 
+With several control-plane nodes only the Lease holder's queue is live:
+status reads it and names the others (STANDBY); with --watch it follows a
+failover to the new leader and says so on stderr. --scheduler-name NAME
+reads the kube-scheduler that serves NAME: the one discovery finds when its
+/configz has a profile of that name, else a second kube-scheduler (pods
+labelled component=scheduler or component=kube-scheduler, in any namespace)
+whose profiles have it, through the holder of its own Lease; PROFILES lists
+the profiles of the one read and OTHERS the others looked at.
+
 Each scrape, discovery and port-forward included, gives up after
 --request-timeout (30s when it is not set or 0).`,
 		Example: `  # The queue of the cluster in the current context
@@ -131,6 +140,9 @@ Each scrape, discovery and port-forward included, gives up after
   # A saved exposition, e.g. attached to a bug report (saved on a control-plane
   # node with: curl -sk -H "Authorization: Bearer $TOKEN" https://127.0.0.1:10259/metrics)
   kubectl schedq status --metrics-file scheduler.prom
+
+  # A second kube-scheduler beside the cluster's own, by a scheduler name it serves
+  kubectl schedq status --scheduler-name my-scheduler
 
   # Machine-readable
   kubectl schedq status -o json`,
