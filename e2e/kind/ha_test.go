@@ -294,6 +294,14 @@ type placement map[string]string
 // and returns where each says each pod of ns is; they must agree.
 func explainPlacement(t *testing.T, kubeconfig string, args ...string) placement {
 	t.Helper()
+	p, _ := explainPlacementFrom(t, kubeconfig, args...)
+	return p
+}
+
+// explainPlacementFrom is explainPlacement, and says where explain read the
+// scheduler's metrics (-o json's metrics).
+func explainPlacementFrom(t *testing.T, kubeconfig string, args ...string) (placement, string) {
+	t.Helper()
 	out, err := pluginStdout(t, kubeconfig, append([]string{"explain", "-A", "-o", "json"}, args...)...)
 	if err != nil {
 		t.Fatalf("explain -A -o json %v: %v\n%s", args, err, out)
@@ -302,6 +310,7 @@ func explainPlacement(t *testing.T, kubeconfig string, args ...string) placement
 		Items []struct {
 			Namespace, Name, Queue, State, Summary string
 		} `json:"items"`
+		Metrics string `json:"metrics"`
 	}
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatalf("explain -A -o json %v: %v\n%s", args, err, out)
@@ -335,7 +344,7 @@ func explainPlacement(t *testing.T, kubeconfig string, args ...string) placement
 			t.Errorf("explain %v: %s in %q in the table, %q in -o json", args, f[1], f[2], fromJSON[f[1]])
 		}
 	}
-	return fromJSON
+	return fromJSON, list.Metrics
 }
 
 // checkPlacement says which pods are not where want puts them; a pod
@@ -435,8 +444,12 @@ func TestKindHA(t *testing.T) {
 	})
 
 	t.Run("explain places the default scheduler's pods, and no other", func(t *testing.T) {
-		got := explainPlacement(t, c.kubeconfig)
+		got, from := explainPlacementFrom(t, c.kubeconfig)
 		checkPlacement(t, "explain -A", got, ownWant)
+		node, _, _ := strings.Cut(c.leaseHolder(ctx, t, "kube-scheduler"), "_")
+		if want := "kubeadm: port-forward to kube-system/kube-scheduler-" + node + ":10259"; !strings.HasPrefix(from, want) {
+			t.Errorf("explain read %q, want %q…", from, want)
+		}
 	})
 
 	t.Run("a second scheduler's pods against its own queue", func(t *testing.T) {
@@ -448,8 +461,11 @@ func TestKindHA(t *testing.T) {
 			strings.Join(s.Profiles, ",") != secondScheduler || len(s.Others) != 1 || strings.Join(s.Others[0].Profiles, ",") != corev1.DefaultSchedulerName {
 			t.Errorf("status --scheduler-name read %+v, want the holder of Lease kube-system/%s (%s), one standby, the cluster's own among the others", s, secondScheduler, leader)
 		}
-		got := explainPlacement(t, c.kubeconfig, "--scheduler-name", secondScheduler)
+		got, from := explainPlacementFrom(t, c.kubeconfig, "--scheduler-name", secondScheduler)
 		checkPlacement(t, "explain -A --scheduler-name "+secondScheduler, got, secondWant)
+		if want := "kubeadm, second scheduler: port-forward to kube-system/" + leader + ":10259"; !strings.HasPrefix(from, want) {
+			t.Errorf("explain --scheduler-name read %q, want %q…", from, want)
+		}
 		readsTheScheduler(t, *explainOf(t, c.kubeconfig, "--scheduler-name", secondScheduler))
 	})
 

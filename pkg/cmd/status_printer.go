@@ -190,7 +190,7 @@ func originText(o metricscrape.Origin) string {
 			s += " on node " + o.Node
 		}
 		if o.Candidates > 1 {
-			s += fmt.Sprintf(", the Lease holder among %d scheduler pods", o.Candidates)
+			s += fmt.Sprintf(", the holder of Lease %s among %d scheduler pods", o.Lease, o.Candidates)
 		}
 	case metricscrape.OriginKubeconfig:
 		s = o.Address + " (from the kubeconfig)"
