@@ -72,6 +72,10 @@ type metricsFlags struct {
 	PrometheusURL      string
 	PrometheusSelector string
 	MetricsFile        string
+	// SchedulerNamespace is one more namespace where discovery may look
+	// for a second kube-scheduler (and send it the kubeconfig's
+	// credentials).
+	SchedulerNamespace string
 }
 
 func (f *metricsFlags) addFlags(cmd *cobra.Command) {
@@ -80,11 +84,12 @@ func (f *metricsFlags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.PrometheusSelector, "prometheus-selector", f.PrometheusSelector, `Label matchers that pick one scheduler on the Prometheus server, e.g. 'job="kube-scheduler"'`)
 	cmd.Flags().StringVar(&f.MetricsFile, "metrics-file", f.MetricsFile, "Read a saved text exposition of the scheduler's metrics, or - for stdin")
 	_ = cmd.MarkFlagFilename("metrics-file", "prom", "txt")
+	cmd.Flags().StringVar(&f.SchedulerNamespace, "scheduler-namespace", f.SchedulerNamespace, "One more namespace to look for a second kube-scheduler in with --scheduler-name, beside kube-system and the cluster's own scheduler's (its pods there get the kubeconfig's credentials)")
 }
 
 // options names the source; the caller adds the kubeconfig when it resolves.
 func (f *metricsFlags) options() metricscrape.Options {
-	return metricscrape.Options{MetricsURL: f.MetricsURL, PrometheusURL: f.PrometheusURL, PrometheusSelector: f.PrometheusSelector, MetricsFile: f.MetricsFile}
+	return metricscrape.Options{MetricsURL: f.MetricsURL, PrometheusURL: f.PrometheusURL, PrometheusSelector: f.PrometheusSelector, MetricsFile: f.MetricsFile, SchedulerNamespace: f.SchedulerNamespace}
 }
 
 // withTLSFlags adds kubectl's TLS flags to opts, for a URL read without a

@@ -119,9 +119,10 @@ status reads it and names the others (STANDBY); with --watch it follows a
 failover to the new leader and says so on stderr. --scheduler-name NAME
 reads the kube-scheduler that serves NAME: the one discovery finds when its
 /configz has a profile of that name, else a second kube-scheduler (pods
-labelled component=scheduler or component=kube-scheduler, in any namespace)
-whose profiles have it, through the holder of its own Lease; PROFILES lists
-the profiles of the one read and OTHERS the others looked at.
+labelled component=scheduler or component=kube-scheduler in kube-system or
+the scheduler's namespace: the search sends the kubeconfig's credentials to
+each) whose profiles have it, through the holder of its own Lease; PROFILES
+lists the profiles of the one read and OTHERS the others looked at.
 
 Each scrape, discovery and port-forward included, gives up after
 --request-timeout (30s when it is not set or 0).`,

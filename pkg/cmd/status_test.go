@@ -117,6 +117,9 @@ func TestStatusOptions_Validate(t *testing.T) {
 		{name: "watch a file", set: func(o *StatusOptions) { o.Watch, o.MetricsFile = true, "f" }, wantErr: "--watch and --metrics-file"},
 		{name: "-o name", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "name" }, wantErr: "allowed formats are"},
 		{name: "-o json", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "json" }},
+		{name: "scheduler namespace", set: func(o *StatusOptions) { o.SchedulerName, o.SchedulerNamespace = "my-scheduler", "scheduler-plugins" }},
+		{name: "scheduler namespace not a name", set: func(o *StatusOptions) { o.SchedulerNamespace = "Scheduler_Plugins" }, wantErr: "--scheduler-namespace=Scheduler_Plugins: not a namespace name"},
+		{name: "scheduler namespace with a url", set: func(o *StatusOptions) { o.MetricsURL, o.SchedulerNamespace = "http://x", "scheduler-plugins" }, wantErr: "--scheduler-namespace says where discovery looks; --metrics-url names the source already"},
 		{name: "-o jsonpath", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "jsonpath={.pending.total}" }},
 	}
 	for _, tc := range tests {

@@ -63,7 +63,9 @@ type NotServedError struct {
 	SchedulerName string
 	// Seen are the kube-schedulers looked at, the cluster's own first.
 	Seen []SchedulerSeen
-	// Incomplete says why the search may have missed one (a 403).
+	// Namespaces are those the search looked in for other kube-schedulers.
+	Namespaces []string
+	// Incomplete says why the search may have missed one.
 	Incomplete string
 }
 
@@ -79,17 +81,23 @@ func (e *NotServedError) Error() string {
 	if e.Incomplete != "" {
 		msg += "; " + e.Incomplete
 	}
-	return msg + ": its pods wait for a scheduler of another kind (Volcano, YuniKorn, …) or for one that is not running, and are in no kube-scheduler's queue"
+	msg += ": its pods wait for a scheduler of another kind (Volcano, YuniKorn, …) or for one that is not running, and are in no kube-scheduler's queue"
+	if len(e.Namespaces) > 0 {
+		msg += " (looked in namespaces " + strings.Join(e.Namespaces, ", ") + "; a kube-scheduler in another is found with --scheduler-namespace NAMESPACE, which sends your credentials to the pods there)"
+	}
+	return msg
 }
 
 // ProfileSource reads the kube-scheduler that serves one scheduler name.
 // That is the scheduler discovery finds when one of its profiles has the
 // name (its /configz says; without /configz, the name is taken as served
 // when it is default-scheduler or the metrics count attempts of that
-// profile); else another kube-scheduler of the cluster whose /configz
-// profiles have it: a second scheduler beside the cluster's own, with its
-// own pods, Lease, metrics and configuration, read the same way (a
-// port-forward to the holder of its Lease). It stays with a second
+// profile); else another kube-scheduler, in kube-system, the cluster's own
+// scheduler's namespace or one the user names, whose /configz profiles
+// have it: a second
+// scheduler beside the cluster's own, with its own pods, Lease, metrics and
+// configuration, read the same way (a port-forward to the holder of its
+// Lease). It stays with a second
 // scheduler while it answers. When no kube-scheduler serves the name,
 // Scrape returns a *NotServedError.
 //
@@ -98,6 +106,9 @@ func (e *NotServedError) Error() string {
 type ProfileSource struct {
 	base *Discovery
 	name string
+	// namespaces are the namespaces the user names to look in beside
+	// kube-system and the cluster's own scheduler's.
+	namespaces []string
 
 	mu sync.Mutex
 	// second is the other kube-scheduler found serving name, kept while it
@@ -107,16 +118,24 @@ type ProfileSource struct {
 }
 
 // NewProfileSource reads, through d, the kube-scheduler that serves
-// schedulerName (or, when empty, the one d finds). d reads /configz beside
-// the metrics from now on.
-func NewProfileSource(d *Discovery, schedulerName string) *ProfileSource {
+// schedulerName (or, when empty, the one d finds), looking for a second one
+// in kube-system, the cluster's own scheduler's namespace and namespaces
+// (empty names are ignored). d reads /configz beside the metrics from now
+// on.
+func NewProfileSource(d *Discovery, schedulerName string, namespaces ...string) *ProfileSource {
 	if d.extra == nil {
 		d.extra = map[string]string{}
 	}
 	if _, ok := d.extra[ConfigzPath]; !ok {
 		d.extra[ConfigzPath] = ConfigzAccept
 	}
-	return &ProfileSource{base: d, name: schedulerName}
+	var ns []string
+	for _, n := range namespaces {
+		if n != "" {
+			ns = append(ns, n)
+		}
+	}
+	return &ProfileSource{base: d, name: schedulerName, namespaces: ns}
 }
 
 // String names the scheduler read last, or the one looked for.
@@ -203,11 +222,12 @@ func (s *ProfileSource) search(ctx context.Context, own SchedulerSeen, platform 
 	if own.Pod != "" {
 		nse.Seen = append(nse.Seen, own)
 	}
-	groups, incomplete, err := secondSchedulers(ctx, c, exclude)
+	namespaces := searchNamespaces(exclude, s.namespaces)
+	groups, incomplete, err := secondSchedulers(ctx, c, namespaces, exclude)
 	if err != nil {
 		return nil, err
 	}
-	nse.Incomplete = incomplete
+	nse.Namespaces, nse.Incomplete = namespaces, incomplete
 	for _, g := range groups {
 		seen := SchedulerSeen{Pod: g.pod.Namespace + "/" + g.pod.Name}
 		cfg, err := readConfigz(ctx, c, g.pods, g.pod)
@@ -251,47 +271,76 @@ type secondGroup struct {
 	pod  *corev1.Pod
 }
 
-// secondSchedulers finds the kube-schedulers of the cluster other than the
-// pods in exclude, by SecondSchedulerSelectors in every namespace (in
-// kube-system alone when listing every namespace is forbidden, which
-// incomplete then says).
-func secondSchedulers(ctx context.Context, c *Cluster, exclude []string) (groups []secondGroup, incomplete string, err error) {
+// searchNamespaces are the namespaces a second kube-scheduler is looked
+// for in: kube-system, those of the cluster's own scheduler's pods (own,
+// e.g. openshift-kube-scheduler) and those the user names. Only these: the
+// search sends the kubeconfig's credentials to each pod it asks for its
+// /configz, and a pod that any namespace's owner can label is not to be
+// trusted with them.
+func searchNamespaces(own, named []string) []string {
+	namespaces := []string{SchedulerNamespace}
+	for _, p := range own {
+		if ns, _, ok := strings.Cut(p, "/"); ok && !slices.Contains(namespaces, ns) {
+			namespaces = append(namespaces, ns)
+		}
+	}
+	for _, ns := range named {
+		if !slices.Contains(namespaces, ns) {
+			namespaces = append(namespaces, ns)
+		}
+	}
+	return namespaces
+}
+
+// secondSchedulers finds the kube-schedulers in namespaces other than the
+// pods in exclude, by SecondSchedulerSelectors.
+func secondSchedulers(ctx context.Context, c *Cluster, namespaces, exclude []string) (groups []secondGroup, incomplete string, err error) {
 	byKey := map[string]*secondGroup{}
 	var keys []string
-	for _, sel := range SecondSchedulerSelectors {
-		pods, err := c.Pods(ctx, metav1.NamespaceAll, sel)
-		if apierrors.IsForbidden(err) {
-			incomplete = "pods in every namespace could not be listed (forbidden): only kube-system was looked in"
-			pods, err = c.Pods(ctx, SchedulerNamespace, sel)
-		}
-		if err != nil {
-			return nil, "", (SchedulerPods{Namespace: SchedulerNamespace}).apiStep("listing pods "+sel+" to find the scheduler", err)
-		}
-		for i := range pods {
-			p := &pods[i]
-			if slices.Contains(exclude, p.Namespace+"/"+p.Name) || p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
+	var forbidden []string
+	for _, ns := range namespaces {
+		for _, sel := range SecondSchedulerSelectors {
+			pods, err := c.Pods(ctx, ns, sel)
+			if apierrors.IsForbidden(err) {
+				// Another namespace may still have it.
+				if !slices.Contains(forbidden, ns) {
+					forbidden = append(forbidden, ns)
+				}
 				continue
 			}
-			key, sp := groupOf(p, sel)
-			g, ok := byKey[key]
-			if !ok {
-				g = &secondGroup{pods: sp, pod: p}
-				byKey[key] = g
-				keys = append(keys, key)
-			} else if p.Name < g.pod.Name {
-				g.pod = p
+			if err != nil {
+				return nil, "", (SchedulerPods{Namespace: ns}).apiStep("listing pods "+sel+" in "+ns+" to find the scheduler", err)
+			}
+			for i := range pods {
+				p := &pods[i]
+				if slices.Contains(exclude, p.Namespace+"/"+p.Name) || p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
+					continue
+				}
+				key, sp := groupOf(p, sel)
+				g, ok := byKey[key]
+				if !ok {
+					g = &secondGroup{pods: sp, pod: p}
+					byKey[key] = g
+					keys = append(keys, key)
+				} else if p.Name < g.pod.Name {
+					g.pod = p
+				}
 			}
 		}
+	}
+	var notes []string
+	if len(forbidden) > 0 {
+		notes = append(notes, "pods in "+strings.Join(forbidden, ", ")+" could not be listed (forbidden)")
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
 		if len(groups) == maxSecondSchedulers {
-			incomplete = strings.TrimPrefix(incomplete+fmt.Sprintf("; only the first %d other kube-schedulers were asked", maxSecondSchedulers), "; ")
+			notes = append(notes, fmt.Sprintf("only the first %d other kube-schedulers were asked", maxSecondSchedulers))
 			break
 		}
 		groups = append(groups, *byKey[k])
 	}
-	return groups, incomplete, nil
+	return groups, strings.Join(notes, "; "), nil
 }
 
 // groupOf says which scheduler a pod is a replica of: its controller's (a

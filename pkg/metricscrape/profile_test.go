@@ -47,6 +47,8 @@ type schedulers struct {
 	ports   map[string]int // namespace/pod → local port
 	configz map[string]string
 	reads   map[string]int // namespace/pod → /metrics reads
+	// configzReads counts the /configz reads of each pod.
+	configzReads map[string]int
 }
 
 func (s *schedulers) add(t *testing.T, pod, configz string) {
@@ -60,6 +62,9 @@ func (s *schedulers) add(t *testing.T, pod, configz string) {
 			w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 			_, _ = w.Write([]byte(smallExposition))
 		case ConfigzPath:
+			s.mu.Lock()
+			s.configzReads[pod]++
+			s.mu.Unlock()
 			if configz == "" {
 				http.Error(w, `{"kind":"Status","apiVersion":"v1","code":403}`, http.StatusForbidden)
 				return
@@ -76,7 +81,7 @@ func (s *schedulers) add(t *testing.T, pod, configz string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ports == nil {
-		s.ports, s.reads = map[string]int{}, map[string]int{}
+		s.ports, s.reads, s.configzReads = map[string]int{}, map[string]int{}, map[string]int{}
 	}
 	s.ports[pod] = port
 }
@@ -203,21 +208,77 @@ func TestProfileSource_secondGone(t *testing.T) {
 	}
 }
 
-// TestProfileSource_forbiddenEverywhere: a user who may list pods in
-// kube-system only is told that the search looked there alone.
-func TestProfileSource_forbiddenEverywhere(t *testing.T) {
-	s := &schedulers{}
-	s.add(t, "kube-system/kube-scheduler-cp-1", configzOf("kube-scheduler", "default-scheduler"))
-	client := fake.NewClientset(schedulerPod("cp-1", corev1.PodRunning, true))
-	client.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		if a.GetNamespace() == metav1.NamespaceAll {
-			return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("no"))
-		}
-		return false, nil, nil
-	})
-	_, err := NewProfileSource(NewDiscovery(NewCluster(&rest.Config{}, client, s.forward)), "volcano").Scrape(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "only kube-system was looked in") {
-		t.Fatalf("err = %v", err)
+// TestProfileSource_trustedNamespacesOnly: the search sends the
+// kubeconfig's credentials to the pods it asks for their /configz, so it
+// asks none outside kube-system, the cluster's own scheduler's namespace
+// and the namespace the user names, however they are labelled.
+func TestProfileSource_trustedNamespacesOnly(t *testing.T) {
+	inNamespace := func(p *corev1.Pod, ns string) *corev1.Pod {
+		p.Namespace = ns
+		return p
+	}
+	openshift := func(node string) *corev1.Pod {
+		p := schedulerPod(node, corev1.PodRunning, false)
+		p.Namespace, p.Name, p.Labels = OpenShiftSchedulerNamespace, "openshift-kube-scheduler-"+node, map[string]string{"app": "openshift-kube-scheduler"}
+		return p
+	}
+	for _, tc := range []struct {
+		name      string
+		own       *corev1.Pod // the cluster's scheduler
+		second    *corev1.Pod // a kube-scheduler serving "volcano"
+		named     string      // --scheduler-namespace
+		forbidden string      // a namespace whose pods may not be listed
+		// wantRead is whether the second one is read; else the error has
+		// wantErr and the search looked in wantNamespaces.
+		wantRead       bool
+		wantNamespaces []string
+		wantErr        string
+	}{
+		{name: "a team's namespace is not looked in", own: schedulerPod("cp-1", corev1.PodRunning, true),
+			second: inNamespace(replica("second-7f9-abcde", "second-7f9"), "team-a"), wantNamespaces: []string{"kube-system"},
+			wantErr: "(looked in namespaces kube-system; a kube-scheduler in another is found with --scheduler-namespace NAMESPACE, which sends your credentials to the pods there)"},
+		{name: "unless the user names it", own: schedulerPod("cp-1", corev1.PodRunning, true),
+			second: inNamespace(replica("second-7f9-abcde", "second-7f9"), "team-a"), named: "team-a", wantRead: true},
+		{name: "naming kube-system changes nothing", own: schedulerPod("cp-1", corev1.PodRunning, true),
+			second: inNamespace(replica("second-7f9-abcde", "second-7f9"), "team-a"), named: "kube-system", wantNamespaces: []string{"kube-system"}},
+		{name: "the cluster's own scheduler's namespace (OpenShift's)", own: openshift("master-0"),
+			second: inNamespace(replica("second-7f9-abcde", "second-7f9"), OpenShiftSchedulerNamespace), wantRead: true},
+		{name: "kube-system forbidden: the other namespaces still looked in", own: openshift("master-0"), forbidden: "kube-system",
+			second: inNamespace(replica("second-7f9-abcde", "second-7f9"), "kube-system"), wantNamespaces: []string{"kube-system", OpenShiftSchedulerNamespace},
+			wantErr: "; pods in kube-system could not be listed (forbidden): its pods wait"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &schedulers{}
+			own := tc.own.Namespace + "/" + tc.own.Name
+			second := tc.second.Namespace + "/" + tc.second.Name
+			s.add(t, own, configzOf("", "default-scheduler"))
+			s.add(t, second, configzOf("", "volcano"))
+			tc.own.Status.Phase = corev1.PodRunning
+			client := fake.NewClientset(tc.own, tc.second)
+			if tc.forbidden != "" {
+				client.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+					if a.GetNamespace() != tc.forbidden {
+						return false, nil, nil
+					}
+					return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("no"))
+				})
+			}
+			src := NewProfileSource(NewDiscovery(NewCluster(&rest.Config{BearerToken: "secret"}, client, s.forward)), "volcano", tc.named)
+			snap, err := src.Scrape(context.Background())
+			if tc.wantRead {
+				if err != nil || snap.Origin.Pod != second {
+					t.Fatalf("read %+v, %v; want %s", snap, err, second)
+				}
+				return
+			}
+			var nse *NotServedError
+			if !errors.As(err, &nse) || len(nse.Seen) != 1 || !reflect.DeepEqual(nse.Namespaces, tc.wantNamespaces) || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want a NotServedError that looked at the cluster's own scheduler alone, in %v, with %q", err, tc.wantNamespaces, tc.wantErr)
+			}
+			if n := s.configzReads[second]; n != 0 {
+				t.Errorf("%s was asked for its /configz %d time(s), with the kubeconfig's credentials", second, n)
+			}
+		})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -54,6 +55,11 @@ type Options struct {
 	// else another kube-scheduler whose profiles do (ProfileSource).
 	// Empty: the cluster's own. A source named by a flag is read as named.
 	SchedulerName string
+	// SchedulerNamespace is one more namespace to look for that other
+	// kube-scheduler in, beside kube-system and the cluster's own
+	// scheduler's (--scheduler-namespace): the user's to trust, since the
+	// search sends the kubeconfig's credentials to the pods it finds.
+	SchedulerNamespace string
 }
 
 // Validate checks that at most one source is named.
@@ -69,6 +75,14 @@ func (o *Options) Validate() error {
 	}
 	if o.PrometheusSelector != "" && o.PrometheusURL == "" {
 		return fmt.Errorf("--prometheus-selector needs --prometheus-url")
+	}
+	if ns := o.SchedulerNamespace; ns != "" {
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			return fmt.Errorf("--scheduler-namespace=%s: not a namespace name: %s", ns, errs[0])
+		}
+		if len(named) > 0 {
+			return fmt.Errorf("--scheduler-namespace says where discovery looks; %s names the source already", named[0])
+		}
 	}
 	return nil
 }
@@ -127,7 +141,7 @@ func Resolve(o Options) (Source, error) {
 	c.Kubeconfig = &raw
 	d := NewDiscovery(c)
 	d.extra = maps.Clone(o.ExtraPaths)
-	return NewProfileSource(d, o.SchedulerName), nil
+	return NewProfileSource(d, o.SchedulerName, o.SchedulerNamespace), nil
 }
 
 // ErrNoKubeconfig is returned when no source is named and there is no
