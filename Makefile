@@ -256,7 +256,7 @@ KIND_NODE_IMAGE ?= $(KIND_NODE_REPO):$(KUBE_VERSION)
 # The versions make test-kind-versions builds images of and tests.
 KIND_TEST_VERSIONS ?= v1.34.4 v1.35.4 v1.36.3 v1.37.2
 
-.PHONY: kind kind-node-image docker-up docker-down test-kind test-kind-versions
+.PHONY: kind kind-node-image kind-lb-image docker-up docker-down test-kind test-kind-versions
 
 kind: $(BIN)/kind ## the kind CLI from Go modules (the version the plugin links) → bin/kind
 
@@ -272,13 +272,18 @@ docker-down: ## stop what docker-up started
 kind-node-image: ## the kind node image $(KIND_NODE_IMAGE) built offline (KUBE_VERSION=v1.34.4|v1.35.4|v1.36.3|v1.37.2; skipped when its inputs are unchanged)
 	GO=$(GO) KUBE_VERSION=$(KUBE_VERSION) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) e2e/infra/kind-node/build.sh
 
+# kind runs a load balancer (Envoy's image) in front of several
+# control-plane nodes; the HA tests need it, and it cannot be pulled here.
+kind-lb-image: kind-node-image ## kind's load-balancer image built offline on the node image (kind-lb as `envoy`; for clusters with several control-plane nodes)
+	GO=$(GO) KIND_NODE_IMAGE=$(KIND_NODE_IMAGE) e2e/infra/kind-lb/build.sh
+
 # A real Prometheus (Debian's package, installed when missing) scrapes the
 # kind cluster's scheduler as an operator's does; the tests start it.
 test-kind: ## end-to-end tests on a kind cluster: Docker, the node image, bin/kind, bin/kubectl-schedq, Prometheus
 	@echo "test-kind: needs a Docker engine that can run privileged containers (e2e/infra/docker-engine.sh up), the node image and bin/kind"
 	e2e/infra/docker-engine.sh up
 	hack/install-prometheus.sh
-	$(MAKE) --no-print-directory kind-node-image kind build
+	$(MAKE) --no-print-directory kind-node-image kind-lb-image kind build
 	SCHEDQ_KIND_E2E=1 SCHEDQ_KIND_IMAGE=$(KIND_NODE_IMAGE) SCHEDQ_KIND_KUBE_VERSION=$(KUBE_VERSION) KIND=$(CURDIR)/$(BIN)/kind SCHEDQ_PLUGIN=$(CURDIR)/$(BIN)/kubectl-schedq SCHEDQ_PROMETHEUS=$$(command -v prometheus) \
 	  $(GO) test -count=1 -timeout 30m -v ./e2e/kind/
 

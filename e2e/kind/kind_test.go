@@ -74,9 +74,19 @@ func dockerNames(t *testing.T, format string, what ...string) []string {
 	return strings.Fields(out)
 }
 
-// newCluster creates a kind cluster for the whole test and deletes it when
-// the test ends, then checks that nothing of it is left behind.
+// newCluster creates a kind cluster of one node for the whole test and
+// deletes it when the test ends, then checks that nothing of it is left
+// behind.
 func newCluster(t *testing.T) *cluster {
+	t.Helper()
+	return newClusterOf(t, 1)
+}
+
+// newClusterOf is newCluster with controlPlanes control-plane nodes and no
+// worker: with more than one, kind puts its load balancer in front of their
+// API servers, and each node runs its own kube-scheduler, the three electing
+// a leader, as kubeadm's HA control planes do.
+func newClusterOf(t *testing.T, controlPlanes int) *cluster {
 	t.Helper()
 	if os.Getenv("SCHEDQ_KIND_E2E") != "1" {
 		t.Skip("kind end-to-end tests run with SCHEDQ_KIND_E2E=1 (make test-kind)")
@@ -104,23 +114,33 @@ func newCluster(t *testing.T) *cluster {
 	// kube-scheduler listens on all addresses, as an operator sets it
 	// for a Prometheus outside the node to scrape it (kubeadm binds it to
 	// 127.0.0.1); discovery's port-forward reaches it either way.
-	cfg := "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n" +
-		"kubeadmConfigPatches:\n- |\n  kind: ClusterConfiguration\n  scheduler:\n    extraArgs:\n    - name: bind-address\n      value: 0.0.0.0\n"
+	cfg := "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n"
+	if controlPlanes > 1 {
+		cfg += "nodes:\n" + strings.Repeat("- role: control-plane\n", controlPlanes)
+	}
+	cfg += "kubeadmConfigPatches:\n- |\n  kind: ClusterConfiguration\n  scheduler:\n    extraArgs:\n    - name: bind-address\n      value: 0.0.0.0\n"
 	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err != nil {
 		// kubelet >= 1.35 refuses cgroup v1 unless told otherwise (KEP-5573).
 		cfg += "- |\n  kind: KubeletConfiguration\n  failCgroupV1: false\n"
+	}
+	createTimeout := 10 * time.Minute
+	if controlPlanes > 1 {
+		// A joining control plane's etcd member starts within kubeadm's
+		// two minutes on a quiet machine, not always on a busy one.
+		cfg += "- |\n  kind: JoinConfiguration\n  timeouts:\n    etcdAPICall: 8m\n    controlPlaneComponentHealthCheck: 8m\n"
+		createTimeout = 20 * time.Minute
 	}
 	cfgPath := filepath.Join(t.TempDir(), "kind.yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	out, err := run(context.Background(), 10*time.Minute, kind, "create", "cluster", "--name", c.name,
+	out, err := run(context.Background(), createTimeout, kind, "create", "cluster", "--name", c.name,
 		"--image", image, "--config", cfgPath, "--kubeconfig", c.kubeconfig, "--wait", "5m")
 	if err != nil {
 		t.Fatalf("kind create cluster: %v\n%s", err, out)
 	}
-	t.Logf("kind cluster %s ready in %s", c.name, time.Since(start).Round(time.Second))
+	t.Logf("kind cluster %s (%d control-plane nodes) ready in %s", c.name, controlPlanes, time.Since(start).Round(time.Second))
 
 	restCfg, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
 	if err != nil {

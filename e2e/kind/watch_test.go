@@ -150,6 +150,13 @@ done`}, true},
 		})
 	}
 
+	stopWatches(t, watches...)
+}
+
+// stopWatches interrupts each watch, as Ctrl-C does, and checks that it
+// ends at once and cleanly.
+func stopWatches(t *testing.T, watches ...*watchProc) {
+	t.Helper()
 	for _, w := range watches {
 		if err := w.cmd.Process.Signal(syscall.SIGINT); err != nil {
 			t.Fatal(err)

@@ -140,7 +140,10 @@ MODIFIED when a pod's state, queue or attempts change, DELETED when it is gone
   kubectl schedq explain -A -o json
 
   # A scheduler configured with podMaxBackoffSeconds: 30
-  kubectl schedq explain -A --pod-max-backoff 30s`,
+  kubectl schedq explain -A --pod-max-backoff 30s
+
+  # The pods of a second kube-scheduler, against its own queue
+  kubectl schedq explain -A --scheduler-name my-scheduler`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Which pods, first: a command line that names none is a usage
 			// error, whatever the kubeconfig.
@@ -167,7 +170,7 @@ MODIFIED when a pod's state, queue or attempts change, DELETED when it is gone
 	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between rounds with --watch (500ms to 1h)")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Print the table (and custom columns) without the header line")
 	cmd.Flags().StringVar(&o.SortBy, "sort-by", o.SortBy, "Sort the pods by this JSONPath into each item, e.g. .attempts, .confidence or .queue")
-	cmd.Flags().StringVar(&o.SchedulerName, "scheduler-name", o.SchedulerName, "The scheduler profile whose pods to explain")
+	cmd.Flags().StringVar(&o.SchedulerName, "scheduler-name", o.SchedulerName, "The scheduler name (a profile's schedulerName) whose pods to explain, against the kube-scheduler that serves it: the cluster's own, or a second kube-scheduler whose profiles have the name (its own metrics and configuration)")
 	cmd.Flags().StringVar(&o.SchedulerVersion, "scheduler-version", o.SchedulerVersion, "The kube-scheduler version whose queue model explains (v1.34 to v1.37); default: the version the scheduler's metrics report, else the current release")
 	cmd.Flags().BoolVar(&o.NoMetrics, "no-metrics", o.NoMetrics, "Do not read the scheduler's metrics (lower confidence)")
 	cmd.Flags().DurationVar(&o.PodInitialBackoff, "pod-initial-backoff", o.PodInitialBackoff, "The scheduler's podInitialBackoffSeconds")
@@ -224,6 +227,7 @@ func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
 		opts.KubeConfig = o.getter.ToRawKubeConfigLoader()
 		opts.Stdin = o.In
 		opts.ExtraPaths = gather.ConfigPaths
+		opts.SchedulerName = o.SchedulerName
 		if o.source, err = metricscrape.Resolve(opts); err != nil {
 			// Not fatal: explain still answers without the metrics.
 			o.source = failedSource{err}

@@ -250,3 +250,33 @@ func TestExplain_WithoutMetrics(t *testing.T) {
 		t.Errorf("wide table lacks its columns, or stderr its counts:\n%s\n%s", out, errOut)
 	}
 }
+
+// standbySource is a scheduler read while it is not the leader.
+type standbySource struct{ metricscrape.Source }
+
+func (s standbySource) Scrape(ctx context.Context) (*metricscrape.Snapshot, error) {
+	snap, err := s.Source.Scrape(ctx)
+	if err == nil {
+		standby := false
+		snap.Leader = &standby
+		snap.Origin.Pod = "kube-system/kube-scheduler-cp-3"
+	}
+	return snap, err
+}
+
+// TestExplain_standby: the queue of a scheduler that is not the leader (a
+// failover under way) holds pods it never tries: explain places them
+// without its counts, and says why.
+func TestExplain_standby(t *testing.T) {
+	o, _, out, errOut := newTestExplain(t, parkedCluster(0), "-A", "-o", "json")
+	o.source = standbySource{o.source}
+	if err := o.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut.String(), "warning: the scheduler read (kube-system/kube-scheduler-cp-3) is not the leader: its queue is not live") {
+		t.Errorf("no warning that the scheduler read is a standby: %q", errOut)
+	}
+	if !strings.Contains(out.String(), "without the scheduler's metrics (the scheduler read (kube-system/kube-scheduler-cp-3) is not the leader") {
+		t.Errorf("the explanations do not say their counts are missing:\n%s", out)
+	}
+}

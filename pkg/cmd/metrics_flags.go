@@ -26,6 +26,11 @@ type metricsFlags struct {
 	PrometheusBearerTokenFile      string
 	PrometheusHeaders              headerFlag
 	PrometheusCertificateAuthority string
+
+	// SchedulerNamespace is one more namespace where discovery may look
+	// for a second kube-scheduler (and send it the kubeconfig's
+	// credentials).
+	SchedulerNamespace string
 }
 
 func (f *metricsFlags) addFlags(cmd *cobra.Command) {
@@ -40,6 +45,7 @@ func (f *metricsFlags) addFlags(cmd *cobra.Command) {
 		"Check the --prometheus-url server's certificate against the CA in this file (default: the system's roots)")
 	cmd.Flags().StringVar(&f.MetricsFile, "metrics-file", f.MetricsFile, "Read a saved text exposition of the scheduler's metrics, or - for stdin")
 	_ = cmd.MarkFlagFilename("metrics-file", "prom", "txt")
+	cmd.Flags().StringVar(&f.SchedulerNamespace, "scheduler-namespace", f.SchedulerNamespace, "One more namespace to look for a second kube-scheduler in with --scheduler-name, beside kube-system and the cluster's own scheduler's (its pods there get the kubeconfig's credentials)")
 	_ = cmd.MarkFlagFilename("prometheus-bearer-token-file")
 	_ = cmd.MarkFlagFilename("prometheus-certificate-authority", "crt", "pem")
 }
@@ -50,6 +56,7 @@ func (f *metricsFlags) options() metricscrape.Options {
 		MetricsURL: f.MetricsURL, PrometheusURL: f.PrometheusURL, PrometheusSelector: f.PrometheusSelector, MetricsFile: f.MetricsFile,
 		PrometheusBearerTokenFile: f.PrometheusBearerTokenFile, PrometheusHeaders: f.PrometheusHeaders.headers,
 		PrometheusCertificateAuthority: f.PrometheusCertificateAuthority,
+		SchedulerNamespace:             f.SchedulerNamespace,
 	}
 }
 

@@ -50,6 +50,9 @@ type StatusOptions struct {
 	metricsFlags
 	Watch    bool
 	Interval time.Duration
+	// SchedulerName picks, among the cluster's kube-schedulers, the one
+	// whose profiles serve it (metricscrape.ProfileSource).
+	SchedulerName string
 
 	// Set by Complete.
 	source   metricscrape.Source
@@ -119,6 +122,16 @@ the last 5 minutes). The metrics are read from the first of:
      d. k3s, k0s, MicroK8s, GKE and AKS keep the scheduler out of reach:
         status says so and names the flag that gets its metrics there.
 
+With several control-plane nodes only the Lease holder's queue is live:
+status reads it and names the others (STANDBY); with --watch it follows a
+failover to the new leader and says so on stderr. --scheduler-name NAME
+reads the kube-scheduler that serves NAME: the one discovery finds when its
+/configz has a profile of that name, else a second kube-scheduler (pods
+labelled component=scheduler or component=kube-scheduler in kube-system or
+the scheduler's namespace: the search sends the kubeconfig's credentials to
+each) whose profiles have it, through the holder of its own Lease; PROFILES
+lists the profiles of the one read and OTHERS the others looked at.
+
 Each scrape, discovery and port-forward included, gives up after
 --request-timeout (30s when it is not set or 0); a redirect to another
 scheme, host or port than the server named is not followed, and every
@@ -147,6 +160,9 @@ answer is read up to a cap (an exposition 64 MiB, a Prometheus answer
   # Every incoming series, quiet ones too, and the scheduler's commit and pod
   kubectl schedq status -o wide
 
+  # A second kube-scheduler beside the cluster's own, by a scheduler name it serves
+  kubectl schedq status --scheduler-name my-scheduler
+
   # Machine-readable
   kubectl schedq status -o json`,
 		Args: cobra.NoArgs,
@@ -163,6 +179,7 @@ answer is read up to a cap (an exposition 64 MiB, a Prometheus answer
 	o.metricsFlags.addFlags(cmd)
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, "Redraw at every --interval until interrupted")
 	cmd.Flags().DurationVar(&o.Interval, "interval", o.Interval, "Time between the two scrapes that give rates, and between redraws (500ms to 1h)")
+	cmd.Flags().StringVar(&o.SchedulerName, "scheduler-name", o.SchedulerName, "Read the kube-scheduler that serves this scheduler name (a profile's schedulerName): the cluster's own when one of its profiles has it, else a second kube-scheduler whose profiles do")
 	o.printFlags.AddFlags(cmd)
 	// wide is ours, not the printers'.
 	if f := cmd.Flags().Lookup("output"); f != nil {
@@ -221,6 +238,9 @@ func (o *StatusOptions) Validate() error {
 	if o.Watch && o.MetricsFile != "" {
 		return errors.New("--watch and --metrics-file do not go together: a file does not change")
 	}
+	if o.SchedulerName != "" && o.metricsFlags.named() {
+		return errors.New("--scheduler-name picks the kube-scheduler that discovery reads; --metrics-url, --prometheus-url and --metrics-file name one already")
+	}
 	return o.completePrinter()
 }
 
@@ -255,6 +275,7 @@ func (o *StatusOptions) Complete(cmd *cobra.Command) error {
 	opts := withTLSFlags(o.metricsFlags.options(), o.getter)
 	opts.Stdin = o.In
 	opts.KubeConfig = o.getter.ToRawKubeConfigLoader()
+	opts.SchedulerName = o.SchedulerName
 	src, err := metricscrape.Resolve(opts)
 	if err != nil {
 		if errors.Is(err, metricscrape.ErrNoKubeconfig) || clientcmd.IsEmptyConfig(err) {
@@ -332,7 +353,7 @@ func (o *StatusOptions) measure(ctx context.Context, prev *status.SchedulerStatu
 		if err != nil {
 			return nil, err
 		}
-		return status.NewSchedulerStatus(prev.Snapshot(), cur)
+		return rated(prev.Snapshot(), cur)
 	}
 	first, err := o.scrape(ctx)
 	if err != nil {
@@ -353,7 +374,32 @@ func (o *StatusOptions) measure(ctx context.Context, prev *status.SchedulerStatu
 	if err != nil {
 		return nil, err
 	}
-	return status.NewSchedulerStatus(first, cur)
+	return rated(first, cur)
+}
+
+// rated is the status of cur with the rates since prev, when both read the
+// same scheduler; when a failover (or a replaced scheduler pod) came
+// between them, cur alone, with a warning: counters of two schedulers give
+// no rate.
+func rated(prev, cur *metricscrape.Snapshot) (*status.SchedulerStatus, error) {
+	if metricscrape.SameScheduler(prev.Origin, cur.Origin) {
+		return status.NewSchedulerStatus(prev, cur)
+	}
+	st, err := status.NewSchedulerStatus(nil, cur)
+	if err != nil {
+		return nil, err
+	}
+	st.Warnings = append(st.Warnings, fmt.Sprintf("no rates: the scrapes %s apart read two schedulers (%s, then %s); rates start again from the next scrape",
+		status.FormatWindow(cur.Time.Sub(prev.Time)), originName(prev.Origin), originName(cur.Origin)))
+	return st, nil
+}
+
+// originName names the scheduler a scrape read, briefly.
+func originName(o metricscrape.Origin) string {
+	if o.Pod != "" {
+		return o.Pod
+	}
+	return o.Address
 }
 
 // spanHolder is a Historian that can say over which span it holds the

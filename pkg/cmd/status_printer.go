@@ -36,8 +36,21 @@ func printStatusTable(out io.Writer, st *status.SchedulerStatus, opts tableOptio
 	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(w, "SCHEDULER\t%s\n", schedulerLine(st, opts.wide))
 	fmt.Fprintf(w, "SOURCE\t%s\n", sourceLine(st.Source, st.Time.Time.Local().Format("2006-01-02 15:04:05"), opts.wide))
-	if len(st.Scheduler.Profiles) > 0 {
+	if s := st.Source; len(s.Standby) > 0 {
+		fmt.Fprintf(w, "STANDBY\t%s (waiting for Lease %s: their queues are not live)\n", strings.Join(cells(s.Standby), ", "), quote.Cell(s.Lease))
+	}
+	switch {
+	case len(st.Source.Profiles) > 0:
+		fmt.Fprintf(w, "PROFILES\t%s (its /configz)\n", strings.Join(cells(st.Source.Profiles), ", "))
+	case len(st.Scheduler.Profiles) > 0:
 		fmt.Fprintf(w, "PROFILES\t%s\n", strings.Join(cells(st.Scheduler.Profiles), ", "))
+	}
+	for i, other := range st.Source.Others {
+		label := ""
+		if i == 0 {
+			label = "OTHERS"
+		}
+		fmt.Fprintf(w, "%s\t%s\n", label, other)
 	}
 	if len(st.FeatureGates) > 0 {
 		gates := make([]string, len(st.FeatureGates))
@@ -191,7 +204,7 @@ func originText(o metricscrape.Origin, wide bool) string {
 			s += " on node " + o.Node
 		}
 		if o.Candidates > 1 {
-			s += fmt.Sprintf(", the Lease holder among %d scheduler pods", o.Candidates)
+			s += fmt.Sprintf(", the holder of Lease %s among %d scheduler pods", o.Lease, o.Candidates)
 		}
 	case metricscrape.OriginKubeconfig:
 		s = o.Address + " (from the kubeconfig)"

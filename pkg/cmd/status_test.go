@@ -126,6 +126,9 @@ func TestStatusOptions_Validate(t *testing.T) {
 		{name: "-o bogus", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "bogus" }, wantErr: "-o bogus: unknown output format; status takes wide, json, yaml"},
 		{name: "-o wide", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "wide" }},
 		{name: "-o json", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "json" }},
+		{name: "scheduler namespace", set: func(o *StatusOptions) { o.SchedulerName, o.SchedulerNamespace = "my-scheduler", "scheduler-plugins" }},
+		{name: "scheduler namespace not a name", set: func(o *StatusOptions) { o.SchedulerNamespace = "Scheduler_Plugins" }, wantErr: "--scheduler-namespace=Scheduler_Plugins: not a namespace name"},
+		{name: "scheduler namespace with a url", set: func(o *StatusOptions) { o.MetricsURL, o.SchedulerNamespace = "http://x", "scheduler-plugins" }, wantErr: "--scheduler-namespace says where discovery looks; --metrics-url names the source already"},
 		{name: "-o jsonpath", set: func(o *StatusOptions) { *o.printFlags.OutputFormat = "jsonpath={.pending.total}" }},
 	}
 	for _, tc := range tests {
@@ -818,5 +821,105 @@ func TestStatusOptions_measureAt(t *testing.T) {
 				t.Errorf("pending unschedulable %v, want the current %v", st.Pending.Unschedulable, settled.Pending[metricscrape.QueueUnschedulable])
 			}
 		})
+	}
+}
+
+// TestStatusOptions_Run_failover: a failover between two scrapes (another
+// scheduler pod, another Lease holder) gives no rates, since the new
+// leader's counters are its own, and says so; the next frame has rates
+// again. The same scheduler read twice has its rates.
+func TestStatusOptions_Run_failover(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	at := func(name, pod, holder string) *metricscrape.Snapshot {
+		s := recorded(t, name, t0)
+		s.Origin = metricscrape.Origin{Kind: metricscrape.OriginPortForward, Address: pod + ":10259", Pod: pod, LeaseHolder: holder}
+		return s
+	}
+	// The follower's counters are above the leader's: without the check
+	// the rates would be the difference of two schedulers' counters.
+	leader := at("v1.36-parked.prom", "kube-system/kube-scheduler-cp-1", "cp-1_a")
+	newLeader := at("v1.36-settled.prom", "kube-system/kube-scheduler-cp-2", "cp-2_b")
+	for _, tc := range []struct {
+		name  string
+		steps []any
+		// rates says, frame by frame, whether the frame has rates.
+		rates []bool
+	}{
+		{"one scheduler", []any{leader, leader, leader}, []bool{true, true}},
+		{"a failover between the two scrapes of one status", []any{leader, newLeader, newLeader}, []bool{false, true}},
+		{"a failover between two frames", []any{leader, leader, newLeader, newLeader}, []bool{true, false, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := &autoClock{now: t0}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			o, out := newTestStatusOptions(&fakeSource{clock: clk, steps: tc.steps, done: cancel}, clk)
+			o.Watch = true
+			*o.printFlags.OutputFormat = "json"
+			if err := o.Complete(nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			dec := json.NewDecoder(out)
+			var got []bool
+			for dec.More() {
+				var st status.SchedulerStatus
+				if err := dec.Decode(&st); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, st.RateWindow != nil)
+				warned := strings.Contains(strings.Join(st.Warnings, "\n"), "no rates: the scrapes 2s apart read two schedulers (kube-system/kube-scheduler-cp-1, then kube-system/kube-scheduler-cp-2)")
+				if warned == (st.RateWindow != nil) {
+					t.Errorf("frame %d: rates %v, warnings %q", len(got), st.RateWindow, st.Warnings)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.rates) {
+				t.Errorf("frames with rates %v, want %v", got, tc.rates)
+			}
+		})
+	}
+}
+
+// TestPrintStatusTable_schedulers: status names the Lease holder's standby
+// replicas, the profiles of the scheduler it read (its /configz), and the
+// other kube-schedulers looked at with theirs; -o json lists them too.
+func TestPrintStatusTable_schedulers(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	snap := recorded(t, "v1.36-parked.prom", t0)
+	snap.Origin = metricscrape.Origin{Kind: metricscrape.OriginPortForward, Platform: "kubeadm, second scheduler",
+		Address: "kube-system/second-7f9-b:10259", Pod: "kube-system/second-7f9-b", Node: "cp-1",
+		Lease: "kube-system/second-scheduler", LeaseHolder: "second-7f9-b_x", Candidates: 2,
+		Standby:  []string{"kube-system/second-7f9-a"},
+		Profiles: []string{"second-scheduler"},
+		Others:   []metricscrape.SchedulerSeen{{Pod: "kube-system/kube-scheduler-cp-2", Lease: "kube-system/kube-scheduler", Profiles: []string{"default-scheduler", "batch"}}},
+	}
+	st, err := status.NewSchedulerStatus(nil, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := PrintStatusTable(&b, st); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"STANDBY    kube-system/second-7f9-a (waiting for Lease kube-system/second-scheduler: their queues are not live)\n",
+		"PROFILES   second-scheduler (its /configz)\n",
+		"OTHERS     kube-system/kube-scheduler-cp-2 (profiles default-scheduler, batch)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"standby":["kube-system/second-7f9-a"]`, `"profiles":["second-scheduler"]`,
+		`"others":[{"pod":"kube-system/kube-scheduler-cp-2","lease":"kube-system/kube-scheduler","profiles":["default-scheduler","batch"]}]`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("json lacks %s:\n%s", want, data)
+		}
 	}
 }

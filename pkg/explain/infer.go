@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -261,7 +262,7 @@ func (ob *observer) observePod(p *corev1.Pod, evs []eventSummary) *podFacts {
 	if name == "" {
 		name = corev1.DefaultSchedulerName
 	}
-	if name != schedulerName {
+	if name != schedulerName && !slices.Contains(ob.in.Profiles, name) || ob.in.NotServed != "" {
 		f.state = StateOtherScheduler
 		return f
 	}
@@ -415,6 +416,9 @@ func explainPod(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explana
 		return e
 	case StateOtherScheduler:
 		e.Summary = fmt.Sprintf("handled by scheduler %q, not by this one", p.Spec.SchedulerName)
+		if in.NotServed != "" && p.Spec.SchedulerName == orDefault(in.SchedulerName, corev1.DefaultSchedulerName) {
+			e.Summary = fmt.Sprintf("handled by scheduler %q, which no kube-scheduler here serves (a scheduler of another kind, or none running): in no queue explain can see", p.Spec.SchedulerName)
+		}
 		e.Reasons = []string{}
 		return e
 	}

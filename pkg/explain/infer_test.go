@@ -209,3 +209,65 @@ func TestExplanation_JSON(t *testing.T) {
 		t.Errorf("old words: %v %+v", err, back)
 	}
 }
+
+// TestInfer_schedulerNames: a pod is placed only in the queue of the
+// scheduler that handles it: the profile explained, or another profile of
+// the same scheduler (its profiles share one queue); never when no
+// kube-scheduler serves the name asked for.
+func TestInfer_schedulerNames(t *testing.T) {
+	named := func(name, scheduler string) *corev1.Pod {
+		p := makePod(name).cond("Unschedulable", fitMsg, t0.Add(time.Second)).obj()
+		p.Spec.SchedulerName = scheduler
+		return p
+	}
+	def, batch, second := named("def", corev1.DefaultSchedulerName), named("batch", "batch"), named("second", "second-scheduler")
+	pods := []*corev1.Pod{def, batch, second}
+	for _, tc := range []struct {
+		name      string
+		scheduler string
+		profiles  []string
+		notServed string
+		// placed are the pods placed in a queue; the others are
+		// OtherScheduler, with wantOther in their summary.
+		placed    []string
+		wantOther map[string]string
+	}{
+		{"the default profile alone", "", nil, "", []string{"def"},
+			map[string]string{"batch": `handled by scheduler "batch", not by this one`, "second": `handled by scheduler "second-scheduler", not by this one`}},
+		{"profiles of one scheduler share its queue", "", []string{"default-scheduler", "batch"}, "", []string{"def", "batch"},
+			map[string]string{"second": `handled by scheduler "second-scheduler", not by this one`}},
+		{"a second scheduler, read from its own metrics", "second-scheduler", []string{"second-scheduler"}, "", []string{"second"},
+			map[string]string{"def": `handled by scheduler "default-scheduler", not by this one`, "batch": `handled by scheduler "batch", not by this one`}},
+		{"a name no kube-scheduler serves", "volcano", nil, `no kube-scheduler here serves scheduler name "volcano"`, nil,
+			map[string]string{"def": `handled by scheduler "default-scheduler", not by this one`}},
+		{"its own pods are placed nowhere", "second-scheduler", nil, `no kube-scheduler here serves scheduler name "second-scheduler"`, nil,
+			map[string]string{"second": `handled by scheduler "second-scheduler", which no kube-scheduler here serves`, "def": "not by this one"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := Input{Now: t0.Add(10 * time.Second), Pods: pods, PendingPods: pods, SchedulerName: tc.scheduler, Profiles: tc.profiles, NotServed: tc.notServed,
+				Metrics: metrics(0, 0, float64(len(tc.placed)), 0)}
+			if tc.notServed != "" {
+				in.Metrics, in.MetricsMissing = nil, tc.notServed
+			}
+			var placed []string
+			for _, e := range Infer(in) {
+				if e.State == StateOtherScheduler {
+					if e.Queue != "" {
+						t.Errorf("%s: OtherScheduler in queue %q", e.Name, e.Queue)
+					}
+					if w, ok := tc.wantOther[e.Name]; ok && !strings.Contains(e.Summary, w) {
+						t.Errorf("%s: summary %q, want %q", e.Name, e.Summary, w)
+					}
+					continue
+				}
+				if e.Queue != queue.LocationUnschedulable {
+					t.Errorf("%s: state %s queue %q, want unschedulablePods", e.Name, e.State, e.Queue)
+				}
+				placed = append(placed, e.Name)
+			}
+			if strings.Join(placed, ",") != strings.Join(tc.placed, ",") {
+				t.Errorf("placed %v, want %v", placed, tc.placed)
+			}
+		})
+	}
+}

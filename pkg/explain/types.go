@@ -75,6 +75,15 @@ type Input struct {
 	// SchedulerName is the profile whose pods are explained; others are
 	// reported as handled by another scheduler. Empty: default-scheduler.
 	SchedulerName string
+	// Profiles are the scheduler names of all the profiles of the
+	// scheduler whose metrics were read, when known (its /configz): they
+	// share its one queue, so the pods of each are placed in it. Empty:
+	// SchedulerName's alone.
+	Profiles []string
+	// NotServed, when set, says that no kube-scheduler serves
+	// SchedulerName (and why): its pods are in no queue explain can see,
+	// and no pod is placed.
+	NotServed string
 	// Version is the scheduler's version, whose queue rules and event names
 	// apply; zero: queue.DefaultVersion.
 	Version queue.Version

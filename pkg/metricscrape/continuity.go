@@ -38,12 +38,21 @@ func (c *Continuity) Observe(snap *Snapshot, err error) string {
 		return ""
 	}
 	var what []string
-	if a, b := prev.Origin, snap.Origin; a.Pod != b.Pod {
+	a, b := prev.Origin, snap.Origin
+	ha, hb := holderHost(a.LeaseHolder), holderHost(b.LeaseHolder)
+	newLeader := ha != hb && ha != "" && hb != ""
+	switch {
+	case a.Pod != b.Pod && newLeader:
+		what = append(what, fmt.Sprintf("new leader %s (Lease holder %s), was %s", b.Pod, b.LeaseHolder, a.Pod))
+	case a.Pod != b.Pod:
 		what = append(what, fmt.Sprintf("scheduler pod %s, was %s", b.Pod, a.Pod))
-	} else if ha, hb := holderHost(a.LeaseHolder), holderHost(b.LeaseHolder); ha != hb && ha != "" && hb != "" {
-		what = append(what, fmt.Sprintf("leader %s, was %s", b.LeaseHolder, a.LeaseHolder))
+	case newLeader:
+		what = append(what, fmt.Sprintf("new leader %s, was %s", b.LeaseHolder, a.LeaseHolder))
 	}
-	if restarted(prev, snap) {
+	// A new leader is another scheduler, with counters of its own: only
+	// when the same scheduler is read again do lower counters say that it
+	// restarted.
+	if !newLeader && restarted(prev, snap) {
 		what = append(what, "the scheduler restarted (its counters started over)")
 	}
 	if failed == 0 && len(what) == 0 {
@@ -69,6 +78,20 @@ func (c *Continuity) Observe(snap *Snapshot, err error) string {
 		msg += "; " + strings.Join(what, "; ")
 	}
 	return msg
+}
+
+// SameScheduler reports whether two scrapes of one source read the same
+// scheduler: the same pod and, where a Lease chose it, the same leader.
+// (Discovery may find another scheduler at each scrape; a URL or a file
+// named by the user is the same scheduler each time.) Rates between two
+// scrapes of different schedulers mean nothing: each counts since its own
+// start.
+func SameScheduler(a, b Origin) bool {
+	if a.Pod != b.Pod {
+		return false
+	}
+	ha, hb := holderHost(a.LeaseHolder), holderHost(b.LeaseHolder)
+	return ha == hb || ha == "" || hb == ""
 }
 
 // restarted reports whether a counter of cur is below prev's: a scheduler

@@ -28,9 +28,15 @@ func TestContinuity_Observe(t *testing.T) {
 		{"a restart between two scrapes", []any{snap(0, "ks/a", "a_1", 5), snap(2, "ks/a", "a_2", 1)},
 			[]string{"it changed within the 2s since the last read; the scheduler restarted (its counters started over)"}},
 		{"a new leader on another node", []any{snap(0, "ks/a", "a_1", 5), refused, snap(4, "ks/b", "b_1", 9)},
-			[]string{"after 4s blind", "scheduler pod ks/b, was ks/a"}},
+			[]string{"after 4s blind", "new leader ks/b (Lease holder b_1), was ks/a"}},
+		// The new leader's counters are below the old one's: it is
+		// another scheduler, not a restart.
+		{"a new leader between two scrapes", []any{snap(0, "ks/a", "a_1", 5), snap(2, "ks/b", "b_1", 1)},
+			[]string{"it changed within the 2s since the last read; new leader ks/b (Lease holder b_1), was ks/a"}},
+		{"another scheduler pod, no lease", []any{snap(0, "ks/a", "", 5), snap(2, "ks/b", "", 1)},
+			[]string{"it changed within the 2s since the last read; scheduler pod ks/b, was ks/a; the scheduler restarted"}},
 		{"the lease held by another host, same pod read", []any{snap(0, "ks/a", "a_1", 5), snap(2, "ks/a", "b_1", 9)},
-			[]string{"leader b_1, was a_1"}},
+			[]string{"new leader b_1, was a_1"}},
 		{"a new lease holder uuid alone is no news", []any{snap(0, "ks/a", "a_1", 5), snap(2, "ks/a", "a_2", 6)}, nil},
 		{"failures before the first scrape say nothing", []any{refused, snap(2, "ks/a", "a_1", 5)}, nil},
 	} {
@@ -61,6 +67,10 @@ func TestContinuity_Observe(t *testing.T) {
 				if !strings.Contains(notices[0], w) {
 					t.Errorf("notice %q lacks %q", notices[0], w)
 				}
+			}
+			// Only a notice expected to say so says the scheduler restarted.
+			if strings.Contains(notices[0], "restarted") && !strings.Contains(strings.Join(tc.want, ""), "restarted") {
+				t.Errorf("notice %q says the scheduler restarted", notices[0])
 			}
 		})
 	}

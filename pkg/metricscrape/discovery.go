@@ -93,6 +93,9 @@ type SchedulerTarget struct {
 	Lease string
 	// Candidates is how many running scheduler pods there were.
 	Candidates int
+	// Standby are the other running pods: replicas waiting for the Lease,
+	// whose queues are not live.
+	Standby []*corev1.Pod
 }
 
 // NoLeaderError says several scheduler pods run and the leader among them
@@ -106,6 +109,9 @@ type NoLeaderError struct {
 }
 
 func (e *NoLeaderError) Error() string {
+	if e.Lease == "" {
+		return fmt.Sprintf("%d kube-scheduler pods (%s) without leader election: each schedules from a queue of its own; read one with --metrics-url", len(e.Pods), strings.Join(e.Pods, ", "))
+	}
 	msg := fmt.Sprintf("%d kube-scheduler pods (%s) and only the leader has a live queue, but ", len(e.Pods), strings.Join(e.Pods, ", "))
 	switch {
 	case e.LeaseErr != nil:
@@ -192,16 +198,21 @@ func (sp SchedulerPods) Target(ctx context.Context, c *Cluster) (*SchedulerTarge
 	}
 	sort.Slice(running, func(i, j int) bool { return running[i].Name < running[j].Name })
 
+	if sp.LeaseName == "" {
+		// No leader election: each replica schedules, from a queue of
+		// its own.
+		if len(running) == 1 {
+			return &SchedulerTarget{Pod: running[0], Candidates: 1}, nil
+		}
+		return nil, &NoLeaderError{Pods: podNames(running)}
+	}
 	holder, leaseErr := c.LeaseHolder(ctx, sp.LeaseNamespace, sp.LeaseName)
 	target := &SchedulerTarget{LeaseHolder: holder, Lease: sp.lease(), Candidates: len(running)}
 	if len(running) == 1 {
 		target.Pod = running[0]
 		return target, nil
 	}
-	names := make([]string, len(running))
-	for i, p := range running {
-		names[i] = p.Name
-	}
+	names := podNames(running)
 	if leaseErr != nil {
 		if apierrors.IsForbidden(leaseErr) {
 			return nil, sp.apiStep("reading Lease "+sp.lease()+" to find the leader among "+strings.Join(names, ", "), leaseErr)
@@ -211,7 +222,20 @@ func (sp SchedulerPods) Target(ctx context.Context, c *Cluster) (*SchedulerTarge
 	if target.Pod = selectLeader(running, holder, sp.NamePrefix); target.Pod == nil {
 		return nil, &NoLeaderError{Pods: names, Lease: sp.lease(), LeaseHolder: holder}
 	}
+	for _, p := range running {
+		if p != target.Pod {
+			target.Standby = append(target.Standby, p)
+		}
+	}
 	return target, nil
+}
+
+func podNames(pods []*corev1.Pod) []string {
+	names := make([]string, len(pods))
+	for i, p := range pods {
+		names[i] = p.Name
+	}
+	return names
 }
 
 // DiscoverScheduler finds the live kube-scheduler pod where the platforms
@@ -233,7 +257,8 @@ func DiscoverScheduler(ctx context.Context, client kubernetes.Interface) (*Sched
 
 // selectLeader picks the pod the lease holder runs in. kube-scheduler's
 // holderIdentity is "<hostname>_<uuid>"; the hostname is the node name, or a
-// longer form of it.
+// longer form of it, for a static pod on the host's network, and the pod's
+// own name (or spec.hostname) for a pod of a Deployment.
 func selectLeader(pods []*corev1.Pod, holder, prefix string) *corev1.Pod {
 	host, _, ok := strings.Cut(holder, "_")
 	if !ok || host == "" {
@@ -242,11 +267,14 @@ func selectLeader(pods []*corev1.Pod, holder, prefix string) *corev1.Pod {
 	short, _, _ := strings.Cut(host, ".")
 	for _, match := range []func(p *corev1.Pod) bool{
 		func(p *corev1.Pod) bool {
+			if !p.Spec.HostNetwork {
+				return p.Name == host || p.Spec.Hostname == host
+			}
 			return strings.EqualFold(p.Spec.NodeName, host) || (prefix != "" && p.Name == prefix+host)
 		},
 		func(p *corev1.Pod) bool {
 			node, _, _ := strings.Cut(p.Spec.NodeName, ".")
-			return strings.EqualFold(node, short)
+			return p.Spec.HostNetwork && strings.EqualFold(node, short)
 		},
 	} {
 		var found []*corev1.Pod
@@ -287,6 +315,7 @@ func (sp SchedulerPods) Endpoint(c *Cluster, t *SchedulerTarget) (*Endpoint, err
 			LeaseHolder: t.LeaseHolder,
 			Lease:       t.Lease,
 			Candidates:  t.Candidates,
+			Standby:     qualifiedNames(t.Standby),
 		},
 		Target:      "kube-scheduler " + where + " (port-forward)",
 		MetricsPath: MetricsPath,
@@ -309,6 +338,15 @@ func (sp SchedulerPods) Endpoint(c *Cluster, t *SchedulerTarget) (*Endpoint, err
 		return fmt.Sprintf("https://127.0.0.1:%d", local), hc, stop, nil
 	}
 	return ep, nil
+}
+
+// qualifiedNames are the pods' namespace/name.
+func qualifiedNames(pods []*corev1.Pod) []string {
+	var out []string
+	for _, p := range pods {
+		out = append(out, p.Namespace+"/"+p.Name)
+	}
+	return out
 }
 
 // PodLocator is a Locator for a platform that runs kube-scheduler as pods.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -183,8 +184,9 @@ func TestDiscovery_portForwardScrape(t *testing.T) {
 	if gotAuth != "Bearer tok" {
 		t.Errorf("Authorization = %q, want the kubeconfig's token", gotAuth)
 	}
-	want := Origin{Kind: OriginPortForward, Platform: "kubeadm", Address: "kube-system/kube-scheduler-cp-2:10259", Pod: "kube-system/kube-scheduler-cp-2", Node: "cp-2", Lease: "kube-system/kube-scheduler", LeaseHolder: "cp-2_x", Candidates: 2}
-	if snap.Origin != want {
+	want := Origin{Kind: OriginPortForward, Platform: "kubeadm", Address: "kube-system/kube-scheduler-cp-2:10259", Pod: "kube-system/kube-scheduler-cp-2", Node: "cp-2",
+		Lease: "kube-system/kube-scheduler", LeaseHolder: "cp-2_x", Candidates: 2, Standby: []string{"kube-system/kube-scheduler-cp-1"}}
+	if !reflect.DeepEqual(snap.Origin, want) {
 		t.Errorf("Origin = %+v, want %+v", snap.Origin, want)
 	}
 }
@@ -213,5 +215,89 @@ func TestDiscovery_portForwardforwardForbidden(t *testing.T) {
 	var pf *PortForwardForbiddenError
 	if !errors.As(err, &pf) || !strings.HasPrefix(err.Error(), "port-forward to kube-system/kube-scheduler-cp-1:10259: ") {
 		t.Fatalf("err = %v, want a PortForwardForbiddenError for the port-forward", err)
+	}
+}
+
+// deploymentPod is a replica of a scheduler Deployment: on the pod network,
+// its hostname (and so its Lease holder's) is its own name.
+func deploymentPod(name, node string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: SchedulerNamespace, Labels: map[string]string{"component": "scheduler"}},
+		Spec:       corev1.PodSpec{NodeName: node},
+		Status:     corev1.PodStatus{Phase: corev1.PodRunning},
+	}
+}
+
+func TestSchedulerPods_Target(t *testing.T) {
+	second := SchedulerPods{Namespace: SchedulerNamespace, Selector: "component=scheduler", LeaseNamespace: SchedulerNamespace, LeaseName: "second", Port: SchedulerSecurePort}
+	noElection := second
+	noElection.LeaseNamespace, noElection.LeaseName = "", ""
+	secondLease := func(holder string) *coordinationv1.Lease {
+		l := lease(holder)
+		l.Name = "second"
+		return l
+	}
+	tests := []struct {
+		name        string
+		pods        SchedulerPods
+		objects     []runtime.Object
+		wantPod     string
+		wantStandby []string
+		wantErr     string
+	}{
+		{
+			name:        "kubeadm's three: the holder leads, the others stand by",
+			pods:        KubeadmSchedulerPods,
+			objects:     []runtime.Object{schedulerPod("cp-1", corev1.PodRunning, true), schedulerPod("cp-2", corev1.PodRunning, true), schedulerPod("cp-3", corev1.PodRunning, true), lease("cp-3_x")},
+			wantPod:     "kube-scheduler-cp-3",
+			wantStandby: []string{"kube-scheduler-cp-1", "kube-scheduler-cp-2"},
+		},
+		{
+			// Both replicas run on node cp-1: the node cannot tell them apart.
+			name:        "a Deployment's replicas: the holder is the pod's name",
+			pods:        second,
+			objects:     []runtime.Object{deploymentPod("second-7f9-abcde", "cp-1"), deploymentPod("second-7f9-fghij", "cp-1"), secondLease("second-7f9-fghij_x")},
+			wantPod:     "second-7f9-fghij",
+			wantStandby: []string{"second-7f9-abcde"},
+		},
+		{
+			name:    "a replica on the holder's node is not the holder",
+			pods:    second,
+			objects: []runtime.Object{deploymentPod("second-7f9-abcde", "cp-1"), deploymentPod("second-7f9-fghij", "cp-2"), secondLease("cp-1_x")},
+			wantErr: `2 kube-scheduler pods (second-7f9-abcde, second-7f9-fghij) and only the leader has a live queue, but its holder "cp-1_x" matches none of them`,
+		},
+		{
+			name:    "one replica without leader election",
+			pods:    noElection,
+			objects: []runtime.Object{deploymentPod("second-7f9-abcde", "cp-1")},
+			wantPod: "second-7f9-abcde",
+		},
+		{
+			name:    "two replicas without leader election: two queues",
+			pods:    noElection,
+			objects: []runtime.Object{deploymentPod("second-7f9-abcde", "cp-1"), deploymentPod("second-7f9-fghij", "cp-2")},
+			wantErr: "2 kube-scheduler pods (second-7f9-abcde, second-7f9-fghij) without leader election: each schedules from a queue of its own; read one with --metrics-url",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.pods.Target(context.Background(), NewCluster(nil, fake.NewClientset(tc.objects...), nil))
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var standby []string
+			for _, p := range got.Standby {
+				standby = append(standby, p.Name)
+			}
+			if got.Pod.Name != tc.wantPod || !reflect.DeepEqual(standby, tc.wantStandby) {
+				t.Errorf("leader %s, standby %v; want %s, %v", got.Pod.Name, standby, tc.wantPod, tc.wantStandby)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -148,7 +149,8 @@ func TestDiscovery_platforms(t *testing.T) {
 			name: "RKE2: kubeadm's labels, its server version",
 			shape: clusterShape{version: "v1.33.4+rke2r1", objects: []runtime.Object{kubeadmPod("s-1"), kubeadmPod("s-2"), kubeadmPod("s-3"),
 				leaseHeld("kube-system", "s-3_0f6c1f4e")}},
-			want: Origin{Kind: OriginPortForward, Platform: "RKE2", Pod: "kube-system/kube-scheduler-s-3", Node: "s-3", Lease: "kube-system/kube-scheduler", LeaseHolder: "s-3_0f6c1f4e", Candidates: 3},
+			want: Origin{Kind: OriginPortForward, Platform: "RKE2", Pod: "kube-system/kube-scheduler-s-3", Node: "s-3", Lease: "kube-system/kube-scheduler", LeaseHolder: "s-3_0f6c1f4e", Candidates: 3,
+				Standby: []string{"kube-system/kube-scheduler-s-1", "kube-system/kube-scheduler-s-2"}},
 		},
 		{
 			name:  "RKE2 by its nodes' instance type",
@@ -172,7 +174,8 @@ func TestDiscovery_platforms(t *testing.T) {
 				leaseHeld("kube-system", "master-2_0000"),
 			}},
 			want: Origin{Kind: OriginPortForward, Platform: "OpenShift", Pod: "openshift-kube-scheduler/openshift-kube-scheduler-master-1", Node: "master-1",
-				Lease: "openshift-kube-scheduler/kube-scheduler", LeaseHolder: "master-1_7d2f", Candidates: 3},
+				Lease: "openshift-kube-scheduler/kube-scheduler", LeaseHolder: "master-1_7d2f", Candidates: 3,
+				Standby: []string{"openshift-kube-scheduler/openshift-kube-scheduler-master-0", "openshift-kube-scheduler/openshift-kube-scheduler-master-2"}},
 		},
 		{
 			name:  "EKS: the metrics API, no pod",
@@ -259,7 +262,7 @@ func TestDiscovery_platforms(t *testing.T) {
 			} else if len(*forwards) != 0 {
 				t.Errorf("port-forwards %v, want none", *forwards)
 			}
-			if snap.Origin != want {
+			if !reflect.DeepEqual(snap.Origin, want) {
 				t.Errorf("Origin = %+v\nwant     %+v", snap.Origin, want)
 			}
 			if snap.Pending[QueueGated] != 2 {

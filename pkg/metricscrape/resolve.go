@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -55,6 +57,17 @@ type Options struct {
 	// Sources that reach no scheduler endpoint (a file, Prometheus) ignore
 	// them.
 	ExtraPaths map[string]string
+
+	// SchedulerName is the scheduler name (a profile's) whose scheduler
+	// discovery reads: the cluster's own when one of its profiles has it,
+	// else another kube-scheduler whose profiles do (ProfileSource).
+	// Empty: the cluster's own. A source named by a flag is read as named.
+	SchedulerName string
+	// SchedulerNamespace is one more namespace to look for that other
+	// kube-scheduler in, beside kube-system and the cluster's own
+	// scheduler's (--scheduler-namespace): the user's to trust, since the
+	// search sends the kubeconfig's credentials to the pods it finds.
+	SchedulerNamespace string
 }
 
 // Validate checks that at most one source is named.
@@ -81,6 +94,14 @@ func (o *Options) Validate() error {
 			if f.set {
 				return fmt.Errorf("%s needs --prometheus-url", f.flag)
 			}
+		}
+	}
+	if ns := o.SchedulerNamespace; ns != "" {
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			return fmt.Errorf("--scheduler-namespace=%s: not a namespace name: %s", ns, errs[0])
+		}
+		if len(named) > 0 {
+			return fmt.Errorf("--scheduler-namespace says where discovery looks; %s names the source already", named[0])
 		}
 	}
 	return nil
@@ -143,8 +164,8 @@ func Resolve(o Options) (Source, error) {
 	c := NewCluster(cfg, client, newForwarder(cfg))
 	c.Kubeconfig = &raw
 	d := NewDiscovery(c)
-	d.extra = o.ExtraPaths
-	return d, nil
+	d.extra = maps.Clone(o.ExtraPaths)
+	return NewProfileSource(d, o.SchedulerName, o.SchedulerNamespace), nil
 }
 
 // ErrNoKubeconfig is returned when no source is named and there is no

@@ -125,13 +125,13 @@ func TestResolve(t *testing.T) {
 		{
 			name:     "kubeconfig extension",
 			opts:     Options{KubeConfig: loadKubeconfig(t, kubeconfigYAML(srv.URL+"/metrics"), nil), NewClient: fakeClient, NewForwarder: noForward},
-			wantType: "*metricscrape.Discovery",
+			wantType: "*metricscrape.ProfileSource",
 			wantKind: OriginKubeconfig,
 		},
 		{
 			name:     "--context without the extension: discovery",
 			opts:     Options{KubeConfig: loadKubeconfig(t, kubeconfigYAML(srv.URL+"/metrics"), &clientcmd.ConfigOverrides{CurrentContext: "prod"}), NewClient: fakeClient, NewForwarder: noForward},
-			wantType: "*metricscrape.Discovery",
+			wantType: "*metricscrape.ProfileSource",
 		},
 	}
 	for _, tc := range tests {

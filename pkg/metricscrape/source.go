@@ -60,6 +60,15 @@ type Origin struct {
 	Lease string `json:"lease,omitempty"`
 	// LeaseHolder is the Lease's holderIdentity, when it was read.
 	LeaseHolder string `json:"leaseHolder,omitempty"`
+	// Standby are the other running scheduler pods (namespace/name) of
+	// the same Lease: replicas waiting to lead, whose queues are not live.
+	Standby []string `json:"standby,omitempty"`
+	// Profiles are the scheduler names the profiles of the scheduler read
+	// serve, from its /configz, when it was read (ProfileSource).
+	Profiles []string `json:"profiles,omitempty"`
+	// Others are the other kube-schedulers looked at to find the one that
+	// serves the scheduler name asked for, with their profiles.
+	Others []SchedulerSeen `json:"others,omitempty"`
 	// Candidates is how many scheduler pods or Prometheus targets there were
 	// to choose from.
 	Candidates int `json:"candidates,omitempty"`

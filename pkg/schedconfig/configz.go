@@ -57,6 +57,34 @@ type Config struct {
 	PodInitialBackoffSeconds int64     `json:"podInitialBackoffSeconds"`
 	PodMaxBackoffSeconds     int64     `json:"podMaxBackoffSeconds"`
 	Profiles                 []Profile `json:"profiles"`
+	// LeaderElection says whether the scheduler's replicas elect a leader,
+	// and with which Lease.
+	LeaderElection LeaderElection `json:"leaderElection"`
+}
+
+// LeaderElection is the part of the configuration's leaderElection that
+// names the Lease the replicas of one scheduler elect their leader with.
+type LeaderElection struct {
+	LeaderElect       bool   `json:"leaderElect"`
+	ResourceNamespace string `json:"resourceNamespace,omitempty"`
+	ResourceName      string `json:"resourceName,omitempty"`
+}
+
+// Upstream's defaults of leaderElection (component-base's, set by
+// kube-scheduler's v1 defaulting), which a v1 document may leave out.
+const (
+	DefaultLeaseNamespace = "kube-system"
+	DefaultLeaseName      = "kube-scheduler"
+)
+
+// SchedulerNames are the profiles' scheduler names, in the configuration's
+// order.
+func (c Config) SchedulerNames() []string {
+	names := make([]string, len(c.Profiles))
+	for i, p := range c.Profiles {
+		names[i] = p.SchedulerName
+	}
+	return names
 }
 
 // Profile is one scheduling profile: the scheduler name pods ask for and the
@@ -172,13 +200,53 @@ func parseConfigz(data []byte) (Config, error) {
 	if c.Profiles, err = profiles(cc, k); err != nil {
 		return Config{}, err
 	}
+	if c.LeaderElection, err = leaderElection(cc, k); err != nil {
+		return Config{}, err
+	}
 	return c, nil
+}
+
+// leaderElection reads leaderElection; what it leaves out takes upstream's
+// defaults (leader election on, Lease kube-system/kube-scheduler).
+func leaderElection(cc object, k keys) (LeaderElection, error) {
+	le := LeaderElection{LeaderElect: true, ResourceNamespace: DefaultLeaseNamespace, ResourceName: DefaultLeaseName}
+	raw, ok := cc.get(k.leaderElection)
+	if !ok {
+		return le, nil
+	}
+	o, err := decodeObject(cc.path(k.leaderElection), raw)
+	if err != nil {
+		return le, err
+	}
+	if v, ok := o.get(k.leaderElect); ok {
+		if err := json.Unmarshal(v, &le.LeaderElect); err != nil {
+			return le, &FieldError{Field: o.path(k.leaderElect), Problem: "want a boolean, got " + jsonKind(v)}
+		}
+	}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{k.resourceNamespace, &le.ResourceNamespace}, {k.resourceName, &le.ResourceName}} {
+		v, ok := o.get(f.key)
+		if !ok {
+			continue
+		}
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return le, &FieldError{Field: o.path(f.key), Problem: "want a string, got " + jsonKind(v)}
+		}
+		if s != "" {
+			*f.dst = s
+		}
+	}
+	return le, nil
 }
 
 // keys are one shape's spelling of the fields read.
 type keys struct {
 	podInitialBackoff, podMaxBackoff, profiles, schedulerName, plugins string
 	enabled, disabled, name                                            string
+	leaderElection, leaderElect, resourceNamespace, resourceName       string
 	// extensionPoint turns a key of Plugins into its v1 spelling.
 	extensionPoint func(string) string
 }
@@ -189,6 +257,7 @@ func keysFor(s Shape) keys {
 			podInitialBackoff: "PodInitialBackoffSeconds", podMaxBackoff: "PodMaxBackoffSeconds",
 			profiles: "Profiles", schedulerName: "SchedulerName", plugins: "Plugins",
 			enabled: "Enabled", disabled: "Disabled", name: "Name",
+			leaderElection: "LeaderElection", leaderElect: "LeaderElect", resourceNamespace: "ResourceNamespace", resourceName: "ResourceName",
 			extensionPoint: func(k string) string { return strings.ToLower(k[:1]) + k[1:] },
 		}
 	}
@@ -196,6 +265,7 @@ func keysFor(s Shape) keys {
 		podInitialBackoff: "podInitialBackoffSeconds", podMaxBackoff: "podMaxBackoffSeconds",
 		profiles: "profiles", schedulerName: "schedulerName", plugins: "plugins",
 		enabled: "enabled", disabled: "disabled", name: "name",
+		leaderElection: "leaderElection", leaderElect: "leaderElect", resourceNamespace: "resourceNamespace", resourceName: "resourceName",
 		extensionPoint: func(k string) string { return k },
 	}
 }

@@ -18,6 +18,10 @@ const (
 "filter":{"disabled":[{"name":"NodePorts"}]}}},{"schedulerName":"batch","plugins":null}]}}`
 )
 
+// defaultLeaderElection is what a configuration without leaderElection
+// reads as: upstream's defaults.
+var defaultLeaderElection = LeaderElection{LeaderElect: true, ResourceNamespace: "kube-system", ResourceName: "kube-scheduler"}
+
 func TestParseConfigz(t *testing.T) {
 	tests := []struct {
 		name string
@@ -27,7 +31,7 @@ func TestParseConfigz(t *testing.T) {
 		{
 			name: "internal shape (v1.34, v1.35)",
 			in:   internalSmall,
-			want: Config{Shape: ShapeInternal, PodInitialBackoffSeconds: 2, PodMaxBackoffSeconds: 20, Profiles: []Profile{{
+			want: Config{LeaderElection: defaultLeaderElection, Shape: ShapeInternal, PodInitialBackoffSeconds: 2, PodMaxBackoffSeconds: 20, Profiles: []Profile{{
 				SchedulerName: "default-scheduler",
 				Plugins: []PluginSet{
 					{ExtensionPoint: "queueSort", Enabled: []string{"PrioritySort"}},
@@ -38,7 +42,7 @@ func TestParseConfigz(t *testing.T) {
 		{
 			name: "v1 shape (v1.36+), two profiles",
 			in:   v1Small,
-			want: Config{Shape: ShapeV1, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 10, Profiles: []Profile{
+			want: Config{LeaderElection: defaultLeaderElection, Shape: ShapeV1, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 10, Profiles: []Profile{
 				{SchedulerName: "default-scheduler", Plugins: []PluginSet{
 					{ExtensionPoint: "filter", Disabled: []string{"NodePorts"}},
 					{ExtensionPoint: "multiPoint", Enabled: []string{"SchedulingGates", "PrioritySort"}},
@@ -49,18 +53,31 @@ func TestParseConfigz(t *testing.T) {
 		{
 			name: "v1 without the wrapper, defaults filled as upstream's defaulting does",
 			in:   `{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration","profiles":[{}]}`,
-			want: Config{Shape: ShapeV1, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 10, Profiles: []Profile{{SchedulerName: "default-scheduler"}}},
+			want: Config{LeaderElection: defaultLeaderElection, Shape: ShapeV1, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 10, Profiles: []Profile{{SchedulerName: "default-scheduler"}}},
 		},
 		{
 			name: "internal with the apiVersion v1.34 writes, and an empty one",
 			in:   `{"componentconfig":{"apiVersion":"kubescheduler.config.k8s.io/v1","PodInitialBackoffSeconds":1,"PodMaxBackoffSeconds":1,"Profiles":[{"SchedulerName":"a","Plugins":null}]}}`,
-			want: Config{Shape: ShapeInternal, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 1, Profiles: []Profile{{SchedulerName: "a"}}},
+			want: Config{LeaderElection: defaultLeaderElection, Shape: ShapeInternal, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 1, Profiles: []Profile{{SchedulerName: "a"}}},
+		},
+		{
+			name: "a second scheduler's Lease (v1)",
+			in: `{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration","profiles":[{"schedulerName":"second"}],
+"leaderElection":{"leaderElect":true,"resourceName":"second","resourceNamespace":"schedulers","leaseDuration":"15s"}}`,
+			want: Config{Shape: ShapeV1, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 10, Profiles: []Profile{{SchedulerName: "second"}},
+				LeaderElection: LeaderElection{LeaderElect: true, ResourceNamespace: "schedulers", ResourceName: "second"}},
+		},
+		{
+			name: "no leader election, the Lease's name left to the default (internal)",
+			in:   `{"componentconfig":{"PodInitialBackoffSeconds":1,"PodMaxBackoffSeconds":1,"Profiles":[{"SchedulerName":"a"}],"LeaderElection":{"LeaderElect":false,"ResourceName":""}}}`,
+			want: Config{Shape: ShapeInternal, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 1, Profiles: []Profile{{SchedulerName: "a"}},
+				LeaderElection: LeaderElection{ResourceNamespace: "kube-system", ResourceName: "kube-scheduler"}},
 		},
 		{
 			name: "unknown extension points are kept after the known ones",
 			in: `{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration","profiles":[{"plugins":{
 "zeta":{"enabled":[{"name":"Z"}]},"placementScore":{"enabled":[{"name":"P"}]},"alpha":{"enabled":[{"name":"A"}]},"preEnqueue":{"enabled":[{"name":"G"}]}}}]}`,
-			want: Config{Shape: ShapeV1, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 10, Profiles: []Profile{{SchedulerName: "default-scheduler", Plugins: []PluginSet{
+			want: Config{LeaderElection: defaultLeaderElection, Shape: ShapeV1, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 10, Profiles: []Profile{{SchedulerName: "default-scheduler", Plugins: []PluginSet{
 				{ExtensionPoint: "preEnqueue", Enabled: []string{"G"}},
 				{ExtensionPoint: "placementScore", Enabled: []string{"P"}},
 				{ExtensionPoint: "alpha", Enabled: []string{"A"}},
@@ -107,6 +124,10 @@ func TestParseConfigz_errors(t *testing.T) {
 			"configz: componentconfig.apiVersion: missing; camelCase keys are kubescheduler.config.k8s.io/v1's, which kube-scheduler serves with its apiVersion and kind"},
 		{"internal without backoff", `{"componentconfig":{"Profiles":[{"SchedulerName":"a"}]}}`,
 			"configz: componentconfig.PodInitialBackoffSeconds: missing; the internal configuration always has it"},
+		{"leaderElect a string", `{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration","profiles":[{}],"leaderElection":{"leaderElect":"yes"}}`,
+			"configz: leaderElection.leaderElect: want a boolean, got a string"},
+		{"resourceName a number", `{"componentconfig":{"PodInitialBackoffSeconds":1,"PodMaxBackoffSeconds":1,"Profiles":[{"SchedulerName":"a"}],"LeaderElection":{"ResourceName":1}}}`,
+			"configz: componentconfig.LeaderElection.ResourceName: want a string, got a number"},
 		{"backoff a string", `{"componentconfig":{"PodInitialBackoffSeconds":"1s","PodMaxBackoffSeconds":10,"Profiles":[]}}`,
 			"configz: componentconfig.PodInitialBackoffSeconds: want an integer, got a string"},
 		{"backoff a fraction", `{"componentconfig":{"PodInitialBackoffSeconds":1.5,"PodMaxBackoffSeconds":10,"Profiles":[]}}`,

@@ -16,6 +16,7 @@ func FuzzParseConfigz(f *testing.F) {
 	f.Add([]byte(v1Small))
 	f.Add([]byte(`{"componentconfig":{"PodInitialBackoffSeconds":1e3,"PodMaxBackoffSeconds":-1,"Profiles":[null]}}`))
 	f.Add([]byte("Forbidden\n"))
+	f.Add([]byte(`{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration","profiles":[{"schedulerName":"s"}],"leaderElection":{"leaderElect":true,"resourceName":"s","resourceNamespace":""}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := ParseConfigz(data)
 		if err != nil {
@@ -32,6 +33,11 @@ func FuzzParseConfigz(f *testing.F) {
 		}
 		if len(c.Profiles) == 0 {
 			t.Fatal("no profiles accepted")
+		}
+		// The Lease is always named: what the document leaves out is
+		// upstream's default.
+		if le := c.LeaderElection; le.ResourceNamespace == "" || le.ResourceName == "" {
+			t.Fatalf("leaderElection %+v names no Lease", le)
 		}
 		for _, p := range c.Profiles {
 			if p.SchedulerName == "" {

@@ -79,6 +79,9 @@ func TestParseConfigz_recorded(t *testing.T) {
 					SchedulerName: DefaultSchedulerName,
 					Plugins:       []PluginSet{{ExtensionPoint: "multiPoint", Enabled: tc.multiPoint}},
 				}},
+				// Recorded on the embedded control plane, whose one
+				// scheduler runs with --leader-elect=false.
+				LeaderElection: LeaderElection{ResourceNamespace: "kube-system", ResourceName: "kube-scheduler"},
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("ParseConfigz (-want, +got):\n%s", diff)

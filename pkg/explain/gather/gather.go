@@ -7,6 +7,7 @@ package gather
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -205,6 +206,7 @@ func Gather(ctx context.Context, req Request) (*Result, error) {
 	}
 
 	// 5. The scrape.
+	var notServed *metricscrape.NotServedError
 	in := explain.Input{
 		Pods: targets, PendingPods: all, Events: events, Nodes: nodes, SchedulerName: req.SchedulerName,
 		Config: req.Config,
@@ -212,11 +214,24 @@ func Gather(ctx context.Context, req Request) (*Result, error) {
 	switch {
 	case req.MetricsOff != "":
 		in.MetricsMissing = req.MetricsOff
+	case errors.As(sErr, &notServed):
+		// The pods of that name are in no kube-scheduler's queue: none is
+		// placed (explain.Input.NotServed), which the warning says why.
+		in.MetricsMissing = shortError(sErr)
+		in.NotServed = sErr.Error()
+		warnings = append(warnings, sErr.Error())
+	case sErr == nil && snap.Leader != nil && !*snap.Leader:
+		// A standby replica's queue holds the pods its informers saw and
+		// never tries them: its counts say nothing of the live queue.
+		in.MetricsMissing = fmt.Sprintf("the scheduler read (%s) is not the leader: its queue is not live", orDefault(snap.Origin.Pod, snap.Origin.Address))
+		in.Profiles = snap.Origin.Profiles
+		warnings = append(warnings, in.MetricsMissing+"; placing without its queue counts (the leader may have changed: run again)")
 	case sErr != nil:
 		in.MetricsMissing = shortError(sErr)
 		warnings = append(warnings, fmt.Sprintf("no scheduler metrics (%s): queue counts unknown, confidence is lower; see 'kubectl schedq status' for the remedy", in.MetricsMissing))
 	default:
 		in.Metrics = queueMetrics(snap)
+		in.Profiles = snap.Origin.Profiles
 		warnings = append(warnings, snap.Warnings...)
 	}
 	in.Now = now
@@ -272,6 +287,13 @@ func modelVersion(given queue.Version, snap *metricscrape.Snapshot) (queue.Versi
 		why = err.Error()
 	}
 	return queue.DefaultVersion, "default", fmt.Sprintf("%s: explaining with the %s queue model (name the version with --scheduler-version)", why, queue.DefaultVersion)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // shortError keeps the first line of an error.
