@@ -200,7 +200,7 @@ func TestExplain_WithoutMetrics(t *testing.T) {
 	if !strings.Contains(errOut.String(), "warning: no scheduler metrics (403 Forbidden") {
 		t.Errorf("no warning naming the missing metrics: %q", errOut)
 	}
-	if !strings.Contains(out.String(), "NEXT RETRY") || !strings.Contains(errOut.String(), "gated 3") {
+	if !strings.Contains(out.String(), "NEXT TRY") || !strings.Contains(out.String(), "RETRY WINDOW") || !strings.Contains(errOut.String(), "gated 3") {
 		t.Errorf("wide table lacks its columns, or stderr its counts:\n%s\n%s", out, errOut)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain/gather"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 )
 
@@ -25,6 +26,7 @@ func (o *ExplainOptions) watch(ctx context.Context) error {
 	// The source finds the scheduler again at each scrape; continuity says
 	// on stderr, once, when the watch lost it and found it again.
 	var continuity metricscrape.Continuity
+	var prev *metricscrape.Snapshot // the last round's scrape: its rates
 	for round := 0; ; round++ {
 		if round > 0 {
 			select {
@@ -48,6 +50,11 @@ func (o *ExplainOptions) watch(ctx context.Context) error {
 				fmt.Fprintf(o.ErrOut, "watch: %s\n", notice)
 			}
 		}
+		if prev != nil && g.Snapshot != nil {
+			r, _ := metricscrape.NewRates(prev, g.Snapshot)
+			gather.SetRates(g.Input.Metrics, r)
+		}
+		prev = g.Snapshot
 		list := explain.NewExplanationList(explain.Infer(g.Input), g.Warnings, g.NotFound, g.Input.Now)
 		if o.terminal {
 			if err := o.redrawList(list); err != nil {
