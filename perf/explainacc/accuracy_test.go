@@ -147,10 +147,7 @@ func TestExplainAccuracy(t *testing.T) {
 					checkScenarioCoverage(t, res)
 				}
 				tot := res.Total()
-				seed := "–"
-				if r.scenario != "" {
-					seed = strconv.FormatUint(r.seed, 10)
-				}
+				seed := strconv.FormatUint(r.seed, 10)
 				fmt.Fprintf(&rows, "| %s | %s | %.1f–%.1f | %d | %d | %s | %s | %s, %s |\n", r.name, seed, res.Load[0], res.Load[1], res.Samples, tot.N, pct(tot.Accuracy()),
 					pct(res.Attempts.Good()), estimateP90(res, groundtruth.Active), estimateP90(res, groundtruth.Backoff))
 				all.Merge(res)
@@ -242,7 +239,14 @@ func accuracyRuns(t *testing.T) []accuracyRun {
 				t.Logf("the workloads of workloads/ run on perf/go.mod's version only (perf/embedded's provider): not on %s", os.Getenv(ControlPlaneEnv))
 				continue
 			}
-			runs = append(runs, workloadRuns(t)...)
+			// A workload is the same whatever the seed: one run per seed
+			// only labels a training run apart from a reported one.
+			for _, seed := range seeds {
+				for _, w := range workloadRuns(t) {
+					w.seed = seed
+					runs = append(runs, w)
+				}
+			}
 			continue
 		}
 		if _, ok := findScenario(name); !ok {
@@ -372,17 +376,17 @@ func TestExplainAccuracyChild(t *testing.T) {
 		}
 	})
 	hideAPIServerMetrics()
+	seed, err := strconv.ParseUint(os.Getenv(childSeedEnv), 10, 64)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", childSeedEnv, os.Getenv(childSeedEnv), err)
+	}
 	if file := os.Getenv(childFileEnv); file != "" {
-		recordWorkload(t, pfb, file, os.Getenv(childTestCaseEnv), os.Getenv(childWorkloadEnv), logs)
+		recordWorkload(t, pfb, seed, file, os.Getenv(childTestCaseEnv), os.Getenv(childWorkloadEnv), logs)
 		return
 	}
 	sc, ok := findScenario(os.Getenv(childScenarioEnv))
 	if !ok {
 		t.Fatalf("%s=%q: no such scenario (%s)", childScenarioEnv, os.Getenv(childScenarioEnv), scenarioNames())
-	}
-	seed, err := strconv.ParseUint(os.Getenv(childSeedEnv), 10, 64)
-	if err != nil {
-		t.Fatalf("%s=%q: %v", childSeedEnv, os.Getenv(childSeedEnv), err)
 	}
 	d := sc.ciDuration
 	if s := os.Getenv(DurationEnv); s != "" {
@@ -441,7 +445,7 @@ func TestExplainAccuracyChild(t *testing.T) {
 
 // recordWorkload runs one workload on a fresh embedded control plane, as
 // schedq-perf run does, and records explain next to the queue meanwhile.
-func recordWorkload(t *testing.T, pfb bool, file, testCase, name string, logs *testsupport.TailBuffer) {
+func recordWorkload(t *testing.T, pfb bool, seed uint64, file, testCase, name string, logs *testsupport.TailBuffer) {
 	f, err := workload.Load(file)
 	if err != nil {
 		t.Fatal(err)
@@ -467,7 +471,9 @@ func recordWorkload(t *testing.T, pfb bool, file, testCase, name string, logs *t
 		}
 	})
 	cp := inst.Backend.(*embedded.ControlPlane)
-	record(t, cp, cp.KubeconfigPath, NewRecording(s.Name(), pfb, explain.DefaultConfig()), func(ctx context.Context) error {
+	rec := NewRecording(s.Name(), pfb, explain.DefaultConfig())
+	rec.Seed = seed
+	record(t, cp, cp.KubeconfigPath, rec, func(ctx context.Context) error {
 		_, err := runner.Run(ctx, s, inst.Cluster, runner.Options{Labels: labels, QueueInterval: -1, Ledger: inst.Ledger})
 		return err
 	})

@@ -34,9 +34,10 @@ type Recording struct {
 	// Name names the run; PopFromBackoffQ is the gate's setting.
 	Name            string `json:"name"`
 	PopFromBackoffQ bool   `json:"popFromBackoffQ"`
-	// Scenario and Seed say which scenario ran, with which seed (empty for
-	// a workload of workloads/); KubeVersion is the control plane's
-	// Kubernetes version.
+	// Scenario and Seed say which scenario ran (empty for a workload of
+	// workloads/), with which seed (a workload ignores it: it only tells a
+	// calibration training run from a reported one); KubeVersion is the
+	// control plane's Kubernetes version.
 	Scenario    string `json:"scenario,omitempty"`
 	Seed        uint64 `json:"seed,omitempty"`
 	KubeVersion string `json:"kubeVersion,omitempty"`

@@ -156,7 +156,7 @@ func fitCalibration(path string, globs []string) error {
 			if err != nil {
 				return err
 			}
-			if rec.Scenario == "" || rec.Seed < minTrainingSeed {
+			if rec.Seed < minTrainingSeed {
 				return fmt.Errorf("%s (%s, seed %d) is not a training run: fit on seeds from %d up only, so that the reported runs stay out of the fit", p, rec.Name, rec.Seed, minTrainingSeed)
 			}
 			seeds[rec.Seed] = true

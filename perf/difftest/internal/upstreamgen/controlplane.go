@@ -15,6 +15,10 @@ package main
 //	                             values, and the version's files of
 //	                             controlplane/ in place of the newer ones
 //	groundtruth/                 perf/groundtruth
+//	metricscrape/                pkg/metricscrape's extension.go (the
+//	                             kubeconfig's scheduler endpoint), alone:
+//	                             the rest of the package needs perf/go.mod's
+//	                             client-go
 //	cmd/schedq-controlplane/     controlplane/main.go.txt
 //
 // Building it compiles that version's kube-apiserver and kube-scheduler:
@@ -39,7 +43,7 @@ var controlPlaneVersions = []struct {
 	version   string
 	overrides map[string]string
 }{
-	{"v1.36.3", map[string]string{"queue.go": "queue-before-v1.37.go.txt"}},
+	{"v1.36.3", map[string]string{"queue.go": "queue-before-v1.37.go.txt", "controllers.go": "controllers-before-v1.37.go.txt"}},
 }
 
 const (
@@ -99,6 +103,7 @@ func generateControlPlane(version string, overrides map[string]string, dir, root
 	}
 	imports := strings.NewReplacer(
 		`"`+perfModule+`/groundtruth"`, `"`+controlPlaneModule+`/groundtruth"`,
+		`"`+selfModule+`/pkg/metricscrape"`, `"`+controlPlaneModule+`/metricscrape"`,
 		"SCHEDQ_CONTROLPLANE_MODULE", controlPlaneModule,
 		"SCHEDQ_KUBE_VERSION", version)
 	want := map[string][]byte{}
@@ -119,6 +124,11 @@ func generateControlPlane(version string, overrides map[string]string, dir, root
 			want[pkg+"/"+n] = []byte(imports.Replace(string(b)))
 		}
 	}
+	ext, err := os.ReadFile(filepath.Join(root, "pkg", "metricscrape", "extension.go"))
+	if err != nil {
+		return err
+	}
+	want["metricscrape/extension.go"] = ext
 	for name, tmpl := range overrides {
 		b, err := controlPlaneFS.ReadFile("controlplane/" + tmpl)
 		if err != nil {
