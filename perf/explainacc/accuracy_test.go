@@ -560,10 +560,12 @@ func record(t *testing.T, cp truthSource, kubeconfig string, rec *Recording, dri
 		t.Fatal(sampleErr)
 	}
 	rec.Pops = cp.Pops()
-	// The scheduler's own version (kubernetes_build_info), else perf/'s.
+	// The scheduler's own version (kubernetes_build_info, set by the
+	// build of another version's control plane), else perf/'s (a test
+	// binary's scheduler reports none).
 	rec.KubeVersion = kubeversion.Get()
 	for _, s := range rec.Samples {
-		if s.Metrics != nil && s.Metrics.Version != "" {
+		if s.Metrics != nil && strings.HasPrefix(s.Metrics.Version, "v1.") {
 			rec.KubeVersion = s.Metrics.Version
 			break
 		}

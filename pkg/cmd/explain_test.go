@@ -104,6 +104,8 @@ func TestExplainOptions_Validate(t *testing.T) {
 		{"bad selector", func(o *ExplainOptions) { o.Selector = "a in (" }, "-l"},
 		{"no-metrics and a source", func(o *ExplainOptions) { o.AllNamespaces = true; o.NoMetrics = true; o.MetricsURL = "http://x" }, "--no-metrics"},
 		{"max below initial", func(o *ExplainOptions) { o.AllNamespaces = true; o.PodMaxBackoff = 0 }, "--pod-max-backoff"},
+		{"attempt rate without metrics", func(o *ExplainOptions) { o.AllNamespaces = true; o.NoMetrics = true; o.AttemptRate = true }, "--attempt-rate"},
+		{"attempt rate and watch", func(o *ExplainOptions) { o.AllNamespaces = true; o.Watch = true; o.AttemptRate = true }, "--attempt-rate is for a single run"},
 		{"ok", func(o *ExplainOptions) { o.AllNamespaces = true }, ""},
 	}
 	for _, tt := range tests {

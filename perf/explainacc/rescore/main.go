@@ -27,6 +27,7 @@ func main() {
 	each := flag.Bool("each", false, "print each recording's tables, not only the pooled ones")
 	run := flag.String("run", "", "score only the recordings whose name matches this regular expression")
 	pod := flag.String("pod", "", "instead of scoring, print explain's answer for this pod (namespace/name) at every sample, beside the ground truth")
+	rate := flag.Bool("attempt-rate", false, "score explain --attempt-rate: each sample's input with the attempt rate since the sample a second before")
 	fit := flag.String("fit", "", "instead of scoring, fit explain's calibration on the recordings and write it to this Go file (pkg/explain/zz_generated.calibration.go); the recordings must be of the training seeds")
 	flag.Parse()
 	if flag.NArg() == 0 {
@@ -63,6 +64,9 @@ func main() {
 				continue
 			}
 			version = rec.KubeVersion
+			if *rate {
+				rec = rec.WithAttemptRate(time.Second)
+			}
 			if *pod != "" {
 				trace(rec, *pod)
 				continue
