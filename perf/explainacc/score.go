@@ -784,3 +784,28 @@ func pct(f float64) string {
 func dur(d time.Duration) string {
 	return d.Round(time.Millisecond).String()
 }
+
+// SummaryLine is one line about a scored recording: what ran, its placement
+// overall and by queue, its attempts and its next-try estimates.
+func SummaryLine(r *Recording, res *Result) string {
+	var b strings.Builder
+	t := res.Total()
+	fmt.Fprintf(&b, "%s %s gate=%v seed=%d load=%.0f–%.0f samples=%d pod-samples=%d placed=%s", r.KubeVersion, r.Name, r.PopFromBackoffQ, r.Seed, r.Load[0], r.Load[1], res.Samples, t.N, pct(t.Accuracy()))
+	for _, q := range queueOrder {
+		if p := res.Placement[q]; p != nil {
+			fmt.Fprintf(&b, " %s=%s/%d", q, pct(p.Accuracy()), p.N)
+		}
+	}
+	fmt.Fprintf(&b, " attempts=%s (under %d, over %d)", pct(res.Attempts.Good()), res.Attempts.Under, res.Attempts.Off-res.Attempts.Under)
+	for _, q := range []groundtruth.QueueName{groundtruth.Active, groundtruth.Backoff, groundtruth.ErrorBackoff} {
+		if e := res.Estimate[q]; e != nil && e.N > 0 {
+			fmt.Fprintf(&b, " est-%s-p90=%s", q, dur(e.P90))
+		}
+	}
+	c := res.Calibration["all"]
+	if c != nil {
+		hn, hc := c.High()
+		fmt.Fprintf(&b, " ECE=%s ≥90%%=%s/%d", pts(c.ECE()), pct(ratio(hc, hn)), hn)
+	}
+	return b.String()
+}

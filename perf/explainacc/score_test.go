@@ -110,6 +110,16 @@ func TestScore(t *testing.T) {
 		}
 	}
 
+	// The one line rescore -summary prints for it.
+	rec.KubeVersion, rec.Seed = "v1.37.2", 7
+	line := SummaryLine(rec, res)
+	for _, want := range []string{"v1.37.2 unit gate=true seed=7 ", " pod-samples=3 placed=66.7% ", " errorBackoff=100.0%/1 ", " unschedulable=0.0%/1 ",
+		" attempts=66.7% (under 0, over 1) ", " est-errorBackoff-p90=300ms ", " ≥90%=100.0%/2"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("summary line lacks %q:\n%s", want, line)
+		}
+	}
+
 	// A recording survives Save and Load.
 	back := saveAndLoad(t, rec)
 	if diff := cmp.Diff(rec.Input(0).Pods, back.Input(0).Pods); diff != "" || len(back.Samples) != 1 || !back.Samples[0].Now.Equal(in.Now) {

@@ -139,3 +139,80 @@ func TestInfer_nextTryEstimate(t *testing.T) {
 		}
 	}
 }
+
+// TestInfer_hiddenAttempts: what the attempts counter holds besides the
+// lagging pods' hidden failures is not theirs to share: a failure whose
+// event the recorder has not written yet (the pod's condition shows it),
+// an earlier pod of a pending pod's name, an error pod's failures (its
+// backoff's rhythm accounts for those its events hide); and no pod is
+// given more failures than one per round of the pods retried in turn.
+func TestInfer_hiddenAttempts(t *testing.T) {
+	now := t0.Add(40 * time.Second)
+	// As in TestInfer_attempts: old out of sight for 30 s, young for 10 s,
+	// 3 failures each in their events.
+	old := makePod("old").cond("Unschedulable", fitMsg, t0.Add(time.Second)).obj()
+	young := makePod("young").cond("Unschedulable", fitMsg, t0.Add(time.Second)).obj()
+	base := []corev1.Event{
+		failedEvent(old, fitMsg, t0.Add(time.Second), 1), seriesEvent(old, fitMsg, t0.Add(1500*time.Millisecond), t0.Add(10*time.Second)),
+		failedEvent(young, fitMsg, t0.Add(time.Second), 1), seriesEvent(young, fitMsg, t0.Add(1500*time.Millisecond), t0.Add(30*time.Second)),
+	}
+	// fresh failed a moment ago; its event is not written yet.
+	fresh := makePod("fresh").cond("Unschedulable", fitMsg, t0.Add(39900*time.Millisecond)).obj()
+	// re was deleted and recreated: 5 failures of the pod before, 1 its own.
+	re := makePod("re").cond("Unschedulable", fitMsg, t0.Add(20*time.Second)).obj()
+	before := failedEvent(re, fitMsg, t0.Add(5*time.Second), 5)
+	before.InvolvedObject.UID = "uid-re-before"
+	// errPod fails with an error over and over: its series' count 2 was
+	// written at +21 s, and its backoff's rhythm tells the failures since.
+	const denied = "running PreBind plugin: denied"
+	errPod := makePod("err").cond("SchedulerError", denied, t0.Add(21*time.Second)).obj()
+	errEvents := []corev1.Event{failedEvent(errPod, denied, t0.Add(20*time.Second), 1), seriesEvent(errPod, denied, t0.Add(20500*time.Millisecond), t0.Add(21*time.Second))}
+
+	counter := func(unschedulable, errors float64, rate *float64) *QueueMetrics {
+		m := metrics(0, 0, 3, 0)
+		m.Attempts = map[string]float64{"unschedulable": unschedulable, "error": errors, "scheduled": 12}
+		if rate != nil {
+			m.AttemptRate, m.RateWindow = rate, time.Second
+		}
+		return m
+	}
+	onePerSecond := 1.0
+	for _, c := range []struct {
+		name    string
+		pods    []*corev1.Pod
+		events  []corev1.Event
+		metrics *QueueMetrics
+		// the attempts shown for old and young, and their upper bound
+		old, young, most int
+	}{
+		{"40 hidden, shared by time out of sight", []*corev1.Pod{old, young}, base, counter(6+40, 0, nil), 3 + 30, 3 + 10, 3 + 40},
+		{"a failure whose event is not written yet is not hidden",
+			[]*corev1.Pod{old, young, fresh}, base, counter(6+1+40, 0, nil), 3 + 30, 3 + 10, 3 + 40},
+		{"an earlier pod's failures are seen, not hidden",
+			[]*corev1.Pod{old, young, re}, append([]corev1.Event{before, failedEvent(re, fitMsg, t0.Add(20*time.Second), 1)}, base...), counter(6+5+1+40, 0, nil), 3 + 30, 3 + 10, 3 + 40},
+		{"an error pod's failures are its own",
+			[]*corev1.Pod{old, young, errPod}, append(errEvents, base...), counter(6+40, 3+2, nil), 3 + 30, 3 + 10, 3 + 40},
+		{"at most one failure per round of the 2 pods, 1 s a pod",
+			[]*corev1.Pod{old, young}, base, counter(6+40, 0, &onePerSecond), 3 + 30/2, 3 + 10/2, 3 + 40},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := Input{Now: now, Pods: c.pods, Events: c.events, Metrics: c.metrics}
+			for _, e := range InferUncalibrated(in) {
+				want, ok := map[string]int{"old": c.old, "young": c.young}[e.Name]
+				if !ok {
+					if e.AttemptsCount != nil && e.AttemptsCount.Kind != AttemptsCounted && e.Name != "err" {
+						t.Errorf("%s: attempts %s, want them counted from its events", e.Name, FormatAttempts(e))
+					}
+					continue
+				}
+				if e.Attempts != want || e.AttemptsCount == nil || e.AttemptsCount.Kind != AttemptsEstimated {
+					t.Errorf("%s: attempts %s, want ~%d", e.Name, FormatAttempts(e), want)
+					continue
+				}
+				if m := e.AttemptsCount.Max; m == nil || *m != c.most {
+					t.Errorf("%s: bounds %+v, want at most %d", e.Name, e.AttemptsCount, c.most)
+				}
+			}
+		})
+	}
+}

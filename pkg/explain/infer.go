@@ -145,7 +145,7 @@ func InferUncalibrated(in Input) []Explanation {
 		groups.followGroupRetries(in, ob)
 	}
 	applyPodDeletes(order, podDeletes(order), in.Now)
-	shareHidden(order, countHidden(in, events), in.Now)
+	shareHidden(order, countHidden(in, events, facts), in.Now, perPod)
 	pl := place(order, in, ob.grid, ob.activeEmpty)
 	pl.perPod = perPod
 

@@ -25,6 +25,7 @@ import (
 func main() {
 	verbose := flag.Bool("v", false, "list the largest errors of each recording")
 	each := flag.Bool("each", false, "print each recording's tables, not only the pooled ones")
+	summary := flag.Bool("summary", false, "print one line per recording: its placement by queue, attempts and next-try estimate")
 	run := flag.String("run", "", "score only the recordings whose name matches this regular expression")
 	pod := flag.String("pod", "", "instead of scoring, print explain's answer for this pod (namespace/name) at every sample, beside the ground truth")
 	rate := flag.Bool("attempt-rate", false, "score explain --attempt-rate: each sample's input with the attempt rate since the sample a second before")
@@ -77,6 +78,9 @@ func main() {
 				var text strings.Builder
 				res.WriteText(&text)
 				fmt.Printf("%s (seed %d)\n%s", p, rec.Seed, text.String())
+			}
+			if *summary {
+				fmt.Println(explainacc.SummaryLine(rec, res))
 			}
 			if pooled[rec.PopFromBackoffQ] == nil {
 				pooled[rec.PopFromBackoffQ] = explainacc.NewResult("all recordings", rec.PopFromBackoffQ)
