@@ -82,17 +82,43 @@ upstream-workloads: etcd ## workloads/ through upstream's scheduler_perf, gate o
 	  -args -perf-scheduling-label-filter=$(or $(LABELS),integration-test) -data-items-dir=$(CURDIR)/perf/out/upstreamcompat
 
 # explain against the real scheduler (perf/explainacc). test-perf runs the
-# accuracy test at CI size (one 20-second round per gate setting); these run
-# longer or bigger and write their report to EXPLAIN_OUT.
+# accuracy test at CI size (one 20-second round of the scenario and the
+# workloads' integration-test sizes, per gate setting); these run longer or
+# bigger and write their report to EXPLAIN_OUT. Seeds from 100 up are the
+# calibration's training runs (explain-calibrate); the reported runs use
+# EXPLAIN_SEEDS, below 100.
 EXPLAIN_OUT      ?= $(CURDIR)/perf/out/explainacc
-EXPLAIN_DURATION ?= 5m
+EXPLAIN_DURATION ?= 3m
+EXPLAIN_RUNS     ?= scenario,burst,churn,workloads
+EXPLAIN_SEEDS    ?= 1
+EXPLAIN_TRAIN_SEEDS ?= 101,102
+EXPLAIN_VERSIONS ?= v1.36.3
 KUBECTL_BIN      ?= $(CURDIR)/perf/out/kubectl
 EXPLAIN_SCALE_SIZES ?= 1000,5000,20000,50000
 
-.PHONY: explain-accuracy explain-speed explain-scale explain-event-pages
+.PHONY: explain-accuracy explain-controlplanes explain-accuracy-versions explain-calibrate explain-speed explain-scale explain-event-pages
 
-explain-accuracy: ## explain's placement, calibration and next-retry error against the scheduler's queue, gate on and off, EXPLAIN_DURATION each → perf/out/explainacc/report.md
-	cd perf && SCHEDQ_EXPLAINACC_DURATION=$(EXPLAIN_DURATION) SCHEDQ_EXPLAINACC_OUT=$(EXPLAIN_OUT) $(GO) test -count=1 -timeout 3h -run '^TestExplainAccuracy$$' -v ./explainacc/
+explain-accuracy: ## explain against the scheduler's queue: the scenario, burst and churn runs (EXPLAIN_DURATION, 3m) and the workloads, gate on and off: placement, attempts, next try, calibration → perf/out/explainacc/report.md
+	cd perf && SCHEDQ_EXPLAINACC_DURATION=$(EXPLAIN_DURATION) SCHEDQ_EXPLAINACC_RUNS=$(EXPLAIN_RUNS) SCHEDQ_EXPLAINACC_SEEDS=$(EXPLAIN_SEEDS) SCHEDQ_EXPLAINACC_OUT=$(EXPLAIN_OUT) \
+	  $(GO) test -count=1 -timeout 5h -run '^TestExplainAccuracy$$' -v ./explainacc/
+
+explain-controlplanes: ## perf/embedded's control plane built against each of EXPLAIN_VERSIONS → bin/schedq-controlplane-<version> (compiles that version's kube-apiserver and kube-scheduler: minutes each)
+	cd perf && $(GO) run ./difftest/internal/upstreamgen -controlplane -versions $(EXPLAIN_VERSIONS) -bin $(CURDIR)/$(BIN)
+
+explain-accuracy-versions: explain-controlplanes ## explain-accuracy's scenarios on each of EXPLAIN_VERSIONS' own scheduler (the workloads run on perf/go.mod's version only) → perf/out/explainacc/<version>/report.md
+	for v in $$(echo $(EXPLAIN_VERSIONS) | tr , ' '); do \
+	  (cd perf && SCHEDQ_EXPLAINACC_CONTROL_PLANE=$(CURDIR)/$(BIN)/schedq-controlplane-$$v SCHEDQ_EXPLAINACC_DURATION=$(EXPLAIN_DURATION) \
+	    SCHEDQ_EXPLAINACC_RUNS=$(EXPLAIN_RUNS) SCHEDQ_EXPLAINACC_SEEDS=$(EXPLAIN_SEEDS) SCHEDQ_EXPLAINACC_OUT=$(EXPLAIN_OUT)/$$v \
+	    $(GO) test -count=1 -timeout 5h -run '^TestExplainAccuracy$$' -v ./explainacc/) || exit 1; done
+
+explain-calibrate: explain-controlplanes ## record the calibration's training runs (EXPLAIN_TRAIN_SEEDS, on perf/go.mod's version and EXPLAIN_VERSIONS) and fit explain's confidence to them → pkg/explain/zz_generated.calibration.go
+	cd perf && SCHEDQ_EXPLAINACC_DURATION=$(EXPLAIN_DURATION) SCHEDQ_EXPLAINACC_RUNS=$(EXPLAIN_RUNS) SCHEDQ_EXPLAINACC_SEEDS=$(EXPLAIN_TRAIN_SEEDS) SCHEDQ_EXPLAINACC_OUT=$(EXPLAIN_OUT)/train \
+	  $(GO) test -count=1 -timeout 5h -run '^TestExplainAccuracy$$' -v ./explainacc/ || true
+	for v in $$(echo $(EXPLAIN_VERSIONS) | tr , ' '); do \
+	  (cd perf && SCHEDQ_EXPLAINACC_CONTROL_PLANE=$(CURDIR)/$(BIN)/schedq-controlplane-$$v SCHEDQ_EXPLAINACC_DURATION=$(EXPLAIN_DURATION) \
+	    SCHEDQ_EXPLAINACC_RUNS=$(EXPLAIN_RUNS) SCHEDQ_EXPLAINACC_SEEDS=$(EXPLAIN_TRAIN_SEEDS) SCHEDQ_EXPLAINACC_OUT=$(EXPLAIN_OUT)/train/$$v \
+	    $(GO) test -count=1 -timeout 5h -run '^TestExplainAccuracy$$' -v ./explainacc/ || true); done
+	cd perf && $(GO) run ./explainacc/rescore -fit $(CURDIR)/pkg/explain/zz_generated.calibration.go '$(EXPLAIN_OUT)/train/recording-*.json.gz' '$(EXPLAIN_OUT)/train/*/recording-*.json.gz'
 
 $(KUBECTL_BIN):
 	perf/explainacc/build-kubectl.sh $@

@@ -100,6 +100,10 @@ type Options struct {
 	// QueuePort is the loopback port of the ground-truth endpoint; 0 picks a
 	// free one.
 	QueuePort int
+	// RecordPops logs when the scheduler pops each pod (Pops, and
+	// groundtruth.PopsPath beside the queue); it grows with every attempt,
+	// so it is off unless asked for.
+	RecordPops bool
 
 	// LogOutput receives the components' logs; nil discards them. LogLevel
 	// is klog's verbosity (-v).
@@ -280,7 +284,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	if err := (kubeconfig{server: cp.APIServerURL, caPEM: cp.ca.certPEM, user: "system:kube-scheduler", token: f.schedulerToken}).write(f.schedulerKubeconfig); err != nil {
 		return nil, err
 	}
-	cp.sched, err = startScheduler(f, opts.PodMaxInUnschedulablePodsDuration, opts.OutOfTreePlugins)
+	cp.sched, err = startScheduler(f, opts.PodMaxInUnschedulablePodsDuration, opts.OutOfTreePlugins, opts.RecordPops)
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +312,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	}
 	phase("nodes")
 
-	cp.queue = serveQueue(queueLn, cp.Queue)
+	cp.queue = serveQueue(queueLn, cp.Queue, cp.Pops)
 	cp.QueueURL = "http://" + queueLn.Addr().String() + groundtruth.Path
 
 	cp.KubeconfigPath = opts.KubeconfigPath
@@ -338,6 +342,12 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 // Queue returns the ground truth: every pod the scheduler's queue holds now.
 func (cp *ControlPlane) Queue() groundtruth.Queue {
 	return queueSnapshot(cp.sched.sched, cp.sched.inFlight)
+}
+
+// Pops returns when the scheduler popped each pod so far, by UID; empty
+// unless Options.RecordPops.
+func (cp *ControlPlane) Pops() groundtruth.Pops {
+	return cp.sched.inFlight.popLog()
 }
 
 // Client returns an admin clientset.
@@ -605,7 +615,7 @@ func FormatFeatureGates(gates map[string]bool) string {
 	if len(gates) == 0 {
 		return "none"
 	}
-	return workload.FormatGates(gates)
+	return formatGates(gates)
 }
 
 // waitAPIServer waits for kube-apiserver's /readyz and the default namespace.

@@ -28,13 +28,16 @@ func init() {
 // (docs/results.md, Embedded control plane).
 // One gate setting per process. The Instance's Backend is the
 // *ControlPlane.
-type Provider struct{}
+type Provider struct {
+	// RecordPops is Options.RecordPops.
+	RecordPops bool
+}
 
 // Name implements provider.Provider.
 func (Provider) Name() string { return provider.NameEmbedded }
 
 // Start implements provider.Provider.
-func (Provider) Start(ctx context.Context, spec provider.Spec) (*provider.Instance, error) {
+func (p Provider) Start(ctx context.Context, spec provider.Spec) (*provider.Instance, error) {
 	cfg, err := provider.SchedulerConfigFrom(spec.Workload.SchedulerConfig, spec.Workload.SchedulerConfigPath)
 	if err != nil {
 		return nil, err
@@ -72,6 +75,7 @@ func (Provider) Start(ctx context.Context, spec provider.Spec) (*provider.Instan
 		LogOutput:             spec.Log,
 		LogLevel:              spec.LogLevel,
 		EtcdServers:           etcdServers,
+		RecordPops:            p.RecordPops,
 	})
 	if err != nil {
 		stopEtcd()

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -22,25 +23,32 @@ import (
 // pods too: the queue itself keeps only the *v1.Pod of a pod in flight. It
 // wraps Scheduler.NextEntity and changes nothing of what it returns; a popped
 // pod group is recorded member by member.
+//
+// With recordPops it also logs when each pod was popped (Options.RecordPops).
 type inFlightRecorder struct {
 	sched *scheduler.Scheduler
 	mu    sync.Mutex
 	pods  map[types.UID]*framework.QueuedPodInfo
+	pops  groundtruth.Pops
 }
 
 // inFlightPruneAt is the size above which popped records of pods no longer in
 // flight are dropped.
 const inFlightPruneAt = 1024
 
-func newInFlightRecorder(sched *scheduler.Scheduler) *inFlightRecorder {
+func newInFlightRecorder(sched *scheduler.Scheduler, recordPops bool) *inFlightRecorder {
 	r := &inFlightRecorder{sched: sched, pods: map[types.UID]*framework.QueuedPodInfo{}}
+	if recordPops {
+		r.pops = groundtruth.Pops{}
+	}
 	next := sched.NextEntity
 	sched.NextEntity = func(logger klog.Logger) (framework.QueuedEntityInfo, error) {
 		entity, err := next(logger)
 		if entity != nil {
+			now := time.Now()
 			entity.ForEachPodInfo(func(pInfo *framework.QueuedPodInfo) bool {
 				if pInfo.Pod != nil {
-					r.record(pInfo)
+					r.record(pInfo, now)
 				}
 				return true
 			})
@@ -50,10 +58,14 @@ func newInFlightRecorder(sched *scheduler.Scheduler) *inFlightRecorder {
 	return r
 }
 
-func (r *inFlightRecorder) record(pInfo *framework.QueuedPodInfo) {
+func (r *inFlightRecorder) record(pInfo *framework.QueuedPodInfo, poppedAt time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.pods[pInfo.Pod.UID] = pInfo
+	if r.pops != nil {
+		uid := string(pInfo.Pod.UID)
+		r.pops[uid] = append(r.pops[uid], poppedAt.Round(0))
+	}
 	if len(r.pods) > inFlightPruneAt {
 		r.pruneLocked(r.sched.SchedulingQueue.InFlightPods())
 	}
@@ -69,6 +81,17 @@ func (r *inFlightRecorder) pruneLocked(inFlight []*v1.Pod) {
 			delete(r.pods, uid)
 		}
 	}
+}
+
+// popLog returns a copy of the pops so far.
+func (r *inFlightRecorder) popLog() groundtruth.Pops {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(groundtruth.Pops, len(r.pops))
+	for uid, ts := range r.pops {
+		out[uid] = append([]time.Time(nil), ts...)
+	}
+	return out
 }
 
 // get returns the popped record of an in-flight pod.
@@ -98,7 +121,7 @@ func queueSnapshot(sched *scheduler.Scheduler, rec *inFlightRecorder) groundtrut
 			return
 		}
 		seen[key] = true
-		gp := groundtruth.Pod{Namespace: pod.Namespace, Name: pod.Name, Queue: name}
+		gp := groundtruth.Pod{Namespace: pod.Namespace, Name: pod.Name, UID: string(pod.UID), Queue: name}
 		if pInfo != nil {
 			gp.Attempts = pInfo.Attempts
 			gp.Timestamp = pInfo.Timestamp
@@ -177,13 +200,17 @@ type queueServer struct {
 	done chan struct{}
 }
 
-func serveQueue(ln net.Listener, snapshot func() groundtruth.Queue) *queueServer {
+func serveQueue(ln net.Listener, snapshot func() groundtruth.Queue, pops func() groundtruth.Pops) *queueServer {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+groundtruth.Path, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(snapshot())
+	})
+	mux.HandleFunc("GET "+groundtruth.PopsPath, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(pops())
 	})
 	s := &queueServer{srv: &http.Server{Handler: mux}, done: make(chan struct{})}
 	go func() {

@@ -71,7 +71,7 @@ func schedulerConfig(opts Options) (*config.KubeSchedulerConfiguration, error) {
 			return nil, fmt.Errorf("scheduler config %s: %w", source, err)
 		}
 	default:
-		data = []byte(workload.DefaultSchedulerConfig)
+		data = defaultSchedulerConfig()
 	}
 	obj, gvk, err := scheme.Codecs.UniversalDecoder().Decode(data, nil, nil)
 	if runtime.IsNotRegisteredError(err) || runtime.IsMissingKind(err) || runtime.IsMissingVersion(err) {
@@ -124,7 +124,7 @@ type kubeScheduler struct {
 // podMaxInUnschedulable, if not 0, is its
 // --pod-max-in-unschedulable-pods-duration; outOfTree are registered as
 // app.WithPlugin does.
-func startScheduler(f *files, podMaxInUnschedulable time.Duration, outOfTree frameworkruntime.Registry) (*kubeScheduler, error) {
+func startScheduler(f *files, podMaxInUnschedulable time.Duration, outOfTree frameworkruntime.Registry, recordPops bool) (*kubeScheduler, error) {
 	opts := options.NewOptions()
 	fs := pflag.NewFlagSet("kube-scheduler", pflag.ContinueOnError)
 	for _, set := range opts.Flags.FlagSets {
@@ -174,7 +174,7 @@ func startScheduler(f *files, podMaxInUnschedulable time.Duration, outOfTree fra
 	// the metrics look like a real scheduler's. Both only record values.
 	utilfeature.DefaultMutableFeatureGate.AddMetrics()
 	opts.ComponentGlobalsRegistry.AddMetrics()
-	rec := newInFlightRecorder(sched)
+	rec := newInFlightRecorder(sched, recordPops)
 	s := &kubeScheduler{
 		sched:      sched,
 		metricsURL: "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.SecureServing.BindPort)) + "/metrics",

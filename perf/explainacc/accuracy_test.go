@@ -15,6 +15,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-schedq/kubectl-schedq/internal/testsupport"
@@ -30,21 +31,38 @@ import (
 
 // Environment of TestExplainAccuracy.
 const (
-	// DurationEnv sets how long each gate setting's scenario runs (Go
-	// duration; default: one 20-second round).
+	// DurationEnv sets how long each scenario runs (Go duration; default:
+	// CI size, each scenario's ciDuration).
 	DurationEnv = "SCHEDQ_EXPLAINACC_DURATION"
 	// OutEnv names a directory for the report (report.md) and the
 	// recordings (*.json.gz), which Score can read again.
 	OutEnv = "SCHEDQ_EXPLAINACC_OUT"
+	// RunsEnv lists what to record, comma separated: scenario names
+	// (scenario, burst, churn) and "workloads" (every workload of
+	// workloads/ at its integration-test size); default ciRuns.
+	RunsEnv = "SCHEDQ_EXPLAINACC_RUNS"
+	// SeedsEnv lists the seeds each scenario runs with, comma separated
+	// (default 1). Seeds from calibrationSeeds up fit the calibration
+	// (make explain-calibrate); the reported runs use others.
+	SeedsEnv = "SCHEDQ_EXPLAINACC_SEEDS"
 	// childEnv tells a re-run of the test binary which gate setting to run,
 	// and childOutEnv where to save its recording.
 	childEnv    = "SCHEDQ_EXPLAINACC_CHILD"
 	childOutEnv = "SCHEDQ_EXPLAINACC_CHILD_OUT"
-	// The workload a child runs instead of the scenario.
+	// The scenario and seed a child runs, or the workload.
+	childScenarioEnv = "SCHEDQ_EXPLAINACC_CHILD_SCENARIO"
+	childSeedEnv     = "SCHEDQ_EXPLAINACC_CHILD_SEED"
 	childFileEnv     = "SCHEDQ_EXPLAINACC_CHILD_FILE"
 	childTestCaseEnv = "SCHEDQ_EXPLAINACC_CHILD_TEST_CASE"
 	childWorkloadEnv = "SCHEDQ_EXPLAINACC_CHILD_WORKLOAD"
 )
+
+// ciRuns is what TestExplainAccuracy records unless RunsEnv says otherwise.
+const ciRuns = "scenario,workloads"
+
+// calibrationSeeds: seeds from this one up are the calibration's training
+// runs, never reported.
+const calibrationSeeds = 100
 
 // The targets.
 const (
@@ -61,7 +79,7 @@ const (
 // Sampling.
 const (
 	sampleInterval = 250 * time.Millisecond
-	pollInterval   = 10 * time.Millisecond
+	// The sampler reads at most a third of the time (see record).
 	// answerWindow is how long after explain's calls the ground truth is
 	// read again: a pod that moved meanwhile may be in either place. The
 	// API server answers a list, and the scheduler a scrape, as of when it
@@ -70,18 +88,21 @@ const (
 	answerWindow = 250 * time.Millisecond
 )
 
-// TestExplainAccuracy runs the scenario, and the integration-test size of
-// every workload in workloads/, on an embedded control plane with
-// SchedulerPopFromBackoffQ on, then off, each in a process of its own (the
-// gate is process-global). Each process samples, every quarter second,
-// what `kubectl schedq explain -A` reads next to the scheduler's own queue,
-// and reads the queue every 10 ms to see when each pod is popped. This
+// TestExplainAccuracy records the scenarios (scenario_test.go), and the
+// integration-test size of every workload in workloads/, on an embedded
+// control plane with SchedulerPopFromBackoffQ on, then off, each in a
+// process of its own (the gate is process-global). Each process samples,
+// every quarter second, what `kubectl schedq explain -A` reads next to the
+// scheduler's own queue, and logs when the scheduler pops each pod. This
 // process scores explain.Infer on the recordings and holds it, per gate
 // setting over all of them, to the targets: at least 95% of pending pods
 // placed in the right queue, and the next-retry window within 1 s of the
-// actual next pop at p90, per queue.
+// actual next pop at p90, per queue. It reports the attempts explain shows
+// against the scheduler's own count, the error of the next-try estimate,
+// and how well the stated confidence is calibrated.
 //
-// SCHEDQ_EXPLAINACC_DURATION makes the scenario longer (make
+// At CI size it records ciRuns, each scenario for its CI duration;
+// SCHEDQ_EXPLAINACC_RUNS, _SEEDS and _DURATION choose more (make
 // explain-accuracy), SCHEDQ_EXPLAINACC_OUT keeps the report and the
 // recordings.
 func TestExplainAccuracy(t *testing.T) {
@@ -95,39 +116,76 @@ func TestExplainAccuracy(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := accuracyRuns(t)
+	version, where := kubeversion.Get(), "embedded control plane"
+	if bin := os.Getenv(ControlPlaneEnv); bin != "" {
+		version, where = strings.TrimPrefix(filepath.Base(bin), "schedq-controlplane-"), "embedded control plane built by upstreamgen -controlplane, in a process of its own"
+	}
 	var report strings.Builder
-	fmt.Fprintf(&report, "## explain accuracy against kube-scheduler %s (embedded control plane)\n\n", kubeversion.Get())
+	fmt.Fprintf(&report, "## explain accuracy against kube-scheduler %s (%s)\n\n", version, where)
+	fmt.Fprintf(&report, "Load average (1 min) when the runs began: %.1f.\n\n", LoadAverage())
+	pooled := NewResult("both gate settings", false)
 	for _, pfb := range []bool{true, false} {
 		t.Run(fmt.Sprintf("popFromBackoffQ=%v", pfb), func(t *testing.T) {
 			all := NewResult("all runs", pfb)
+			withRate := NewResult("all runs, explain --attempt-rate", pfb)
+			byScenario := map[string]*Result{}
+			var kinds []string
 			var rows strings.Builder
-			fmt.Fprintf(&rows, "| run, SchedulerPopFromBackoffQ=%v | samples | pod-samples | accuracy |\n|---|---:|---:|---:|\n", pfb)
+			fmt.Fprintf(&rows, "| run, SchedulerPopFromBackoffQ=%v | seed | load | samples | pod-samples | accuracy | attempts right | next-try estimate p90 (active, backoff) |\n|---|---:|---:|---:|---:|---:|---:|---:|\n", pfb)
 			for i, r := range runs {
-				res := runChild(t, r, pfb, filepath.Join(dir, fmt.Sprintf("recording-pfb-%v-%02d.json.gz", pfb, i)))
-				if res == nil {
+				rec := runChild(t, r, pfb, filepath.Join(dir, fmt.Sprintf("recording-%s-pfb-%v-%02d.json.gz", version, pfb, i)))
+				if rec == nil {
 					continue
 				}
+				res := Score(rec, explain.Infer)
+				withRate.Merge(Score(rec.WithAttemptRate(time.Second), explain.Infer))
 				var text strings.Builder
 				res.WriteText(&text)
 				t.Logf("%s\n%s", r.name, text.String())
 				report.WriteString(text.String())
-				if r.file == "" {
+				if r.scenario == "scenario" {
 					checkScenarioCoverage(t, res)
 				}
 				tot := res.Total()
-				fmt.Fprintf(&rows, "| %s | %d | %d | %s |\n", r.name, res.Samples, tot.N, pct(tot.Accuracy()))
+				seed := strconv.FormatUint(r.seed, 10)
+				fmt.Fprintf(&rows, "| %s | %s | %.1f–%.1f | %d | %d | %s | %s | %s, %s |\n", r.name, seed, res.Load[0], res.Load[1], res.Samples, tot.N, pct(tot.Accuracy()),
+					pct(res.Attempts.Good()), estimateP90(res, groundtruth.Active), estimateP90(res, groundtruth.Backoff))
 				all.Merge(res)
+				kind := r.scenario
+				if kind == "" {
+					kind = "workloads"
+				}
+				if byScenario[kind] == nil {
+					byScenario[kind] = NewResult(kind+" (pooled)", pfb)
+					kinds = append(kinds, kind)
+				}
+				byScenario[kind].Merge(res)
 			}
 			tot := all.Total()
-			fmt.Fprintf(&rows, "| **all** | %d | %d | **%s** |\n\n", all.Samples, tot.N, pct(tot.Accuracy()))
+			fmt.Fprintf(&rows, "| **all** | | | %d | %d | **%s** | %s | %s, %s |\n", all.Samples, tot.N, pct(tot.Accuracy()),
+				pct(all.Attempts.Good()), estimateP90(all, groundtruth.Active), estimateP90(all, groundtruth.Backoff))
+			fmt.Fprintf(&rows, "| all, with `--attempt-rate` (its second scrape simulated by the sample a second before) | | | | | %s | | %s, %s |\n\n",
+				pct(withRate.Total().Accuracy()), estimateP90(withRate, groundtruth.Active), estimateP90(withRate, groundtruth.Backoff))
+			report.WriteString(rows.String())
+			for _, k := range kinds {
+				if len(kinds) > 1 {
+					var text strings.Builder
+					byScenario[k].WriteText(&text)
+					report.WriteString(text.String())
+				}
+			}
 			var text strings.Builder
 			all.WriteText(&text)
 			t.Logf("all runs\n%s%s", rows.String(), text.String())
-			report.WriteString(rows.String())
 			report.WriteString(text.String())
+			pooled.Merge(all)
 			checkTargets(t, all)
 		})
 	}
+	var text strings.Builder
+	pooled.WriteCalibration(&text, version)
+	t.Logf("\n%s", text.String())
+	report.WriteString(text.String())
 	if os.Getenv(OutEnv) != "" {
 		if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(report.String()), 0o644); err != nil {
 			t.Fatal(err)
@@ -136,18 +194,83 @@ func TestExplainAccuracy(t *testing.T) {
 	}
 }
 
-// An accuracyRun is what one child process records: the scenario (file
-// empty), or one workload of workloads/.
+// estimateP90 is the p90 error of the next-try estimate for pods in q, or
+// "–" without any.
+func estimateP90(res *Result, q groundtruth.QueueName) string {
+	if rs := res.Estimate[q]; rs != nil && rs.N > 0 {
+		return dur(rs.P90)
+	}
+	return "–"
+}
+
+// An accuracyRun is what one child process records: a scenario with a
+// seed, or one workload of workloads/ (file set).
 type accuracyRun struct {
 	name                     string
+	scenario                 string
+	seed                     uint64
 	file, testCase, workload string
 }
 
-// accuracyRuns are the scenario and the integration-test workloads of
-// workloads/.
+// accuracyRuns are the runs RunsEnv names (ciRuns by default), each
+// scenario once per seed of SeedsEnv.
 func accuracyRuns(t *testing.T) []accuracyRun {
 	t.Helper()
-	runs := []accuracyRun{{name: "scenario"}}
+	names := os.Getenv(RunsEnv)
+	if names == "" {
+		names = ciRuns
+	}
+	seeds := []uint64{1}
+	if s := os.Getenv(SeedsEnv); s != "" {
+		seeds = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+			if err != nil || n == 0 {
+				t.Fatalf("%s=%q: want positive numbers, comma separated", SeedsEnv, s)
+			}
+			seeds = append(seeds, n)
+		}
+	}
+	var runs []accuracyRun
+	for _, name := range strings.Split(names, ",") {
+		name = strings.TrimSpace(name)
+		if name == "workloads" {
+			if os.Getenv(ControlPlaneEnv) != "" {
+				t.Logf("the workloads of workloads/ run on perf/go.mod's version only (perf/embedded's provider): not on %s", os.Getenv(ControlPlaneEnv))
+				continue
+			}
+			// A workload is the same whatever the seed: one run per seed
+			// only labels a training run apart from a reported one.
+			for _, seed := range seeds {
+				for _, w := range workloadRuns(t) {
+					w.seed = seed
+					runs = append(runs, w)
+				}
+			}
+			continue
+		}
+		if _, ok := findScenario(name); !ok {
+			t.Fatalf("%s: %q is neither a scenario (%s) nor \"workloads\"", RunsEnv, name, scenarioNames())
+		}
+		for _, seed := range seeds {
+			runs = append(runs, accuracyRun{name: fmt.Sprintf("%s, seed %d", name, seed), scenario: name, seed: seed})
+		}
+	}
+	return runs
+}
+
+func scenarioNames() string {
+	var out []string
+	for _, sc := range scenarios {
+		out = append(out, sc.name)
+	}
+	return strings.Join(out, ", ")
+}
+
+// workloadRuns are the integration-test workloads of workloads/.
+func workloadRuns(t *testing.T) []accuracyRun {
+	t.Helper()
+	var runs []accuracyRun
 	paths, err := filepath.Glob(filepath.Join("..", "..", "workloads", "*.yaml"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no workloads in ../../workloads (%v)", err)
@@ -175,12 +298,13 @@ func accuracyRuns(t *testing.T) []accuracyRun {
 	return runs
 }
 
-// runChild records r in a process of its own and scores the recording.
-func runChild(t *testing.T, r accuracyRun, pfb bool, path string) *Result {
+// runChild records r in a process of its own and loads the recording.
+func runChild(t *testing.T, r accuracyRun, pfb bool, path string) *Recording {
 	t.Helper()
 	began := time.Now()
 	c := exec.Command(os.Args[0], "-test.run=^TestExplainAccuracyChild$", "-test.v", "-test.count=1", "-test.timeout=2h")
 	c.Env = append(os.Environ(), childEnv+"="+strconv.FormatBool(pfb), childOutEnv+"="+path,
+		childScenarioEnv+"="+r.scenario, childSeedEnv+"="+strconv.FormatUint(r.seed, 10),
 		childFileEnv+"="+r.file, childTestCaseEnv+"="+r.testCase, childWorkloadEnv+"="+r.workload)
 	out, err := c.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestExplainAccuracyChild") {
@@ -198,7 +322,7 @@ func runChild(t *testing.T, r accuracyRun, pfb bool, path string) *Result {
 	}
 	rec.Name = r.name
 	t.Logf("%s: child ran %v", r.name, time.Since(began).Round(time.Second))
-	return Score(rec, explain.Infer)
+	return rec
 }
 
 // checkScenarioCoverage: the scenario is built to put pods in every place
@@ -252,49 +376,76 @@ func TestExplainAccuracyChild(t *testing.T) {
 		}
 	})
 	hideAPIServerMetrics()
+	seed, err := strconv.ParseUint(os.Getenv(childSeedEnv), 10, 64)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", childSeedEnv, os.Getenv(childSeedEnv), err)
+	}
 	if file := os.Getenv(childFileEnv); file != "" {
-		recordWorkload(t, pfb, file, os.Getenv(childTestCaseEnv), os.Getenv(childWorkloadEnv), logs)
+		recordWorkload(t, pfb, seed, file, os.Getenv(childTestCaseEnv), os.Getenv(childWorkloadEnv), logs)
 		return
 	}
-	d := roundLen
+	sc, ok := findScenario(os.Getenv(childScenarioEnv))
+	if !ok {
+		t.Fatalf("%s=%q: no such scenario (%s)", childScenarioEnv, os.Getenv(childScenarioEnv), scenarioNames())
+	}
+	d := sc.ciDuration
 	if s := os.Getenv(DurationEnv); s != "" {
 		if d, err = time.ParseDuration(s); err != nil {
 			t.Fatalf("%s=%q: %v", DurationEnv, s, err)
 		}
 	}
 	ctx := context.Background()
-	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	cp, err := embedded.Start(sctx, embedded.Options{
-		FeatureGates: map[string]bool{"SchedulerPopFromBackoffQ": pfb},
-		Nodes:        4,
-		LogOutput:    logs,
-	})
-	cancel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cp.Stop(); err != nil {
-			t.Errorf("stop: %v", err)
+	rec := NewRecording(sc.name, pfb, explain.DefaultConfig())
+	rec.Scenario, rec.Seed = sc.name, seed
+	var (
+		truth      truthSource
+		client     kubernetes.Interface
+		kubeconfig string
+		external   *externalControlPlane
+	)
+	if bin := externalBinary(t); bin != "" {
+		external = startExternal(t, bin, pfb, logs)
+		truth, client, kubeconfig = external, external.client(t), external.kubeconfig
+	} else {
+		sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		cp, err := embedded.Start(sctx, embedded.Options{
+			FeatureGates: map[string]bool{"SchedulerPopFromBackoffQ": pfb},
+			Nodes:        4,
+			LogOutput:    logs,
+			RecordPops:   true,
+		})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
-	client := cp.Client()
+		t.Cleanup(func() {
+			if err := cp.Stop(); err != nil {
+				t.Errorf("stop: %v", err)
+			}
+		})
+		truth, client, kubeconfig = cp, cp.Client(), cp.KubeconfigPath
+	}
 	if err := denyBinding(ctx, client, denyPrefix); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 30*time.Second, func() string {
-		if n := len(cp.Queue().Pods); n != 0 {
+		if n := len(truth.Queue().Pods); n != 0 {
 			return fmt.Sprintf("%d probe pods still queued", n)
 		}
 		return ""
 	})
-	s := &scenario{client: client, log: t.Logf}
-	record(t, cp, NewRecording("scenario", pfb, explain.DefaultConfig()), func(ctx context.Context) error { return s.run(ctx, d) })
+	s := seeded(client, t.Logf, seed)
+	record(t, truth, kubeconfig, rec, func(ctx context.Context) error { return sc.run(ctx, s, d) })
+	if external != nil {
+		if err := external.Err(); err != nil {
+			t.Fatalf("%v: %v", errExternal, err)
+		}
+	}
 }
 
 // recordWorkload runs one workload on a fresh embedded control plane, as
 // schedq-perf run does, and records explain next to the queue meanwhile.
-func recordWorkload(t *testing.T, pfb bool, file, testCase, name string, logs *testsupport.TailBuffer) {
+func recordWorkload(t *testing.T, pfb bool, seed uint64, file, testCase, name string, logs *testsupport.TailBuffer) {
 	f, err := workload.Load(file)
 	if err != nil {
 		t.Fatal(err)
@@ -309,7 +460,7 @@ func recordWorkload(t *testing.T, pfb bool, file, testCase, name string, logs *t
 	labels := map[string]string{runner.RunLabelKey: runner.NewRunID()}
 	ctx := context.Background()
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	inst, err := embedded.Provider{}.Start(sctx, provider.Spec{Workload: s, FeatureGates: gates, EmulationVersion: emulation, RunLabels: labels, Log: logs})
+	inst, err := embedded.Provider{RecordPops: true}.Start(sctx, provider.Spec{Workload: s, FeatureGates: gates, EmulationVersion: emulation, RunLabels: labels, Log: logs})
 	cancel()
 	if err != nil {
 		t.Fatal(err)
@@ -319,57 +470,43 @@ func recordWorkload(t *testing.T, pfb bool, file, testCase, name string, logs *t
 			t.Errorf("stop: %v", err)
 		}
 	})
-	record(t, inst.Backend.(*embedded.ControlPlane), NewRecording(s.Name(), pfb, explain.DefaultConfig()), func(ctx context.Context) error {
+	cp := inst.Backend.(*embedded.ControlPlane)
+	rec := NewRecording(s.Name(), pfb, explain.DefaultConfig())
+	rec.Seed = seed
+	record(t, cp, cp.KubeconfigPath, rec, func(ctx context.Context) error {
 		_, err := runner.Run(ctx, s, inst.Cluster, runner.Options{Labels: labels, QueueInterval: -1, Ledger: inst.Ledger})
 		return err
 	})
 }
 
+// truthSource is where the ground truth comes from: the scheduler's queue
+// now, and every pod's pops.
+type truthSource interface {
+	Queue() groundtruth.Queue
+	Pops() groundtruth.Pops
+}
+
 // record samples explain's input and the queue while drive runs, and saves
-// the recording where the parent said.
-func record(t *testing.T, cp *embedded.ControlPlane, rec *Recording, drive func(context.Context) error) {
+// the recording, with every pod's pops, where the parent said.
+func record(t *testing.T, cp truthSource, kubeconfig string, rec *Recording, drive func(context.Context) error) {
 	t.Helper()
 	ctx := context.Background()
-	rec.PollInterval = pollInterval
 	runCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	pt := NewPopTracker()
-	var end time.Time
-	var gaps []time.Duration
-	wg.Add(2)
-	go func() { // the ground truth, every 10 ms
-		defer wg.Done()
-		tick := time.NewTicker(pollInterval)
-		defer tick.Stop()
-		for {
-			q := cp.Queue()
-			now := time.Now()
-			pt.Observe(now, q)
-			if !end.IsZero() {
-				gaps = append(gaps, now.Sub(end))
-			}
-			end = now
-			select {
-			case <-runCtx.Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}()
 	var sampleErr error
-	o, err := explainOptions(cp.KubeconfigPath)
+	o, err := explainOptions(kubeconfig, os.Getenv(ControlPlaneEnv) == "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { // explain's input, every quarter second
+	wg.Add(1)
+	go func() { // explain's input, every quarter second at most
 		defer wg.Done()
-		tick := time.NewTicker(sampleInterval)
-		defer tick.Stop()
+		next := time.Now()
 		for {
 			select {
 			case <-runCtx.Done():
 				return
-			case <-tick.C:
+			case <-time.After(time.Until(next)):
 			}
 			start := time.Now()
 			before := cp.Queue()
@@ -384,6 +521,11 @@ func record(t *testing.T, cp *embedded.ControlPlane, rec *Recording, drive func(
 			}()
 			g, err := o.Gather(runCtx)
 			done := time.Now()
+			// The next reading waits twice as long as this one took: explain
+			// runs on the control plane's own API server, and reading without
+			// pause would keep it busy a third of the time or more, slowing
+			// the scheduler it measures.
+			next = start.Add(max(sampleInterval, 3*done.Sub(start)))
 			close(gathered)
 			mid := <-midc
 			if err != nil {
@@ -405,26 +547,36 @@ func record(t *testing.T, cp *embedded.ControlPlane, rec *Recording, drive func(
 	}()
 
 	rec.Start = time.Now()
+	rec.Load[0] = LoadAverage()
 	err = drive(ctx)
 	stop()
 	wg.Wait()
+	rec.End = time.Now()
+	rec.Load[1] = LoadAverage()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sampleErr != nil {
 		t.Fatal(sampleErr)
 	}
-	rec.End = end
-	rec.Pops = pt.Pops()
-	rec.PollGaps = [3]time.Duration{percentile(gaps, 0.5), percentile(gaps, 0.99), percentile(gaps, 1)}
+	rec.Pops = cp.Pops()
+	// The scheduler's own version (kubernetes_build_info, set by the
+	// build of another version's control plane), else perf/'s (a test
+	// binary's scheduler reports none).
+	rec.KubeVersion = kubeversion.Get()
+	for _, s := range rec.Samples {
+		if s.Metrics != nil && strings.HasPrefix(s.Metrics.Version, "v1.") {
+			rec.KubeVersion = s.Metrics.Version
+			break
+		}
+	}
 	var reads []time.Duration
 	for _, s := range rec.Samples {
 		reads = append(reads, s.Done.Sub(s.Start))
 	}
-	t.Logf("%d samples, %d pod versions, %d event versions over %v; reading took %v at the median, %v at most; the queue was read every %v at the median, %v at p99, %v at most",
+	t.Logf("%d samples, %d pod versions, %d event versions over %v; reading took %v at the median, %v at most; load average %.1f, then %.1f",
 		len(rec.Samples), len(rec.Pods), len(rec.Events), rec.End.Sub(rec.Start).Round(time.Millisecond),
-		percentile(reads, 0.5).Round(time.Millisecond), percentile(reads, 1).Round(time.Millisecond),
-		rec.PollGaps[0].Round(time.Millisecond), rec.PollGaps[1].Round(time.Millisecond), rec.PollGaps[2].Round(time.Millisecond))
+		percentile(reads, 0.5).Round(time.Millisecond), percentile(reads, 1).Round(time.Millisecond), rec.Load[0], rec.Load[1])
 	if err := rec.Save(os.Getenv(childOutEnv)); err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +585,7 @@ func record(t *testing.T, cp *embedded.ControlPlane, rec *Recording, drive func(
 // explainOptions returns `kubectl schedq explain -A`, completed: its Gather
 // reads what the command reads. One command gathers every sample, without
 // the client's rate limit, which a single run of the command never reaches.
-func explainOptions(kubeconfig string) (*cmd.ExplainOptions, error) {
+func explainOptions(kubeconfig string, inProcess bool) (*cmd.ExplainOptions, error) {
 	flags := genericclioptions.NewConfigFlags(true).WithWrapConfigFn(func(c *rest.Config) *rest.Config {
 		c.QPS = -1
 		return c
@@ -443,8 +595,11 @@ func explainOptions(kubeconfig string) (*cmd.ExplainOptions, error) {
 	o.AllNamespaces = true
 	// A test binary's scheduler reports no release in its build info (the
 	// version comes from ldflags): name the version perf/ builds, as a user
-	// of such a scheduler would with --scheduler-version.
-	o.SchedulerVersion = kubeversion.Get()
+	// of such a scheduler would with --scheduler-version. Another version's
+	// control plane (ControlPlaneEnv) reports its own.
+	if inProcess {
+		o.SchedulerVersion = kubeversion.Get()
+	}
 	if err := o.Complete(nil, nil); err != nil {
 		return nil, err
 	}

@@ -16,7 +16,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -30,23 +31,40 @@ import (
 // Recording is one run: samples of explain's input with the ground truth
 // around them, and when each pod was popped.
 type Recording struct {
-	// Name names the scenario; PopFromBackoffQ is the gate's setting.
+	// Name names the run; PopFromBackoffQ is the gate's setting.
 	Name            string `json:"name"`
 	PopFromBackoffQ bool   `json:"popFromBackoffQ"`
+	// Scenario and Seed say which scenario ran (empty for a workload of
+	// workloads/), with which seed (a workload ignores it: it only tells a
+	// calibration training run from a reported one); KubeVersion is the
+	// control plane's Kubernetes version.
+	Scenario    string `json:"scenario,omitempty"`
+	Seed        uint64 `json:"seed,omitempty"`
+	KubeVersion string `json:"kubeVersion,omitempty"`
 	// Config is the scheduler's backoff configuration, as given to explain.
 	Config explain.Config `json:"config"`
 	// Start and End bound the run; pops are known until End.
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
-	// PollInterval is how often the ground truth was meant to be read to
-	// find pops; PollGaps are how far apart the reads really were (p50,
-	// p99, max): a busy machine stalls them.
-	PollInterval time.Duration    `json:"pollInterval"`
-	PollGaps     [3]time.Duration `json:"pollGaps"`
+	// Load is the machine's load average over one minute when the run
+	// began and when it ended: the scheduler's pace, and so the timing the
+	// next retries are scored on, depends on it.
+	Load [2]float64 `json:"load"`
 
 	Samples []Sample `json:"samples"`
-	// Pops lists, by "namespace/name", when the pod was popped.
-	Pops map[string][]time.Time `json:"pops"`
+	// Pops lists, by pod UID, when the scheduler popped the pod: recorded
+	// where the scheduler takes its next pod (groundtruth.Pops).
+	Pops groundtruth.Pops `json:"pops"`
+
+	// rateWindow, when not 0, gives each sample's input the attempt rate
+	// between its scrape and the latest one at least that long before
+	// (WithAttemptRate).
+	rateWindow time.Duration
+
+	// lastSeen is when each pod UID was last in the ground truth, and
+	// lastSample the last sample's time (indexLastSeen).
+	lastSeen   map[string]time.Time
+	lastSample time.Time
 
 	// The objects the samples refer to, each version once, by ObjectKey.
 	Pods   map[string]*corev1.Pod   `json:"pods"`
@@ -89,13 +107,14 @@ type Sample struct {
 type Place struct {
 	Queue    groundtruth.QueueName `json:"queue"`
 	Attempts int                   `json:"attempts"`
+	UID      string                `json:"uid,omitempty"`
 }
 
 // Places indexes a ground-truth snapshot.
 func Places(q groundtruth.Queue) map[string]Place {
 	out := make(map[string]Place, len(q.Pods))
 	for _, p := range q.Pods {
-		out[p.Key()] = Place{Queue: p.Queue, Attempts: p.Attempts}
+		out[p.Key()] = Place{Queue: p.Queue, Attempts: p.Attempts, UID: p.UID}
 	}
 	return out
 }
@@ -104,7 +123,7 @@ func Places(q groundtruth.Queue) map[string]Place {
 func NewRecording(name string, pfb bool, cfg explain.Config) *Recording {
 	return &Recording{
 		Name: name, PopFromBackoffQ: pfb, Config: cfg,
-		Pops: map[string][]time.Time{}, Pods: map[string]*corev1.Pod{}, Events: map[string]*corev1.Event{}, Nodes: map[string]*corev1.Node{},
+		Pops: groundtruth.Pops{}, Pods: map[string]*corev1.Pod{}, Events: map[string]*corev1.Event{}, Nodes: map[string]*corev1.Node{},
 		PodGroups: map[string]*schedulingv1beta1.PodGroup{},
 	}
 }
@@ -162,10 +181,51 @@ func (r *Recording) AddSample(start, done time.Time, in explain.Input, before, m
 	r.Samples = append(r.Samples, s)
 }
 
+// WithAttemptRate returns r as explain --attempt-rate would have read it:
+// each sample's metrics with the attempt rate since the latest sample at
+// least window before it (explain scrapes again a second after; the rate
+// over the second before is as good a reading of the scheduler's pace).
+func (r *Recording) WithAttemptRate(window time.Duration) *Recording {
+	c := *r
+	c.rateWindow = window
+	return &c
+}
+
+// attemptRate is the attempt rate before sample i, if r.rateWindow asks for
+// one and an earlier sample is near enough (within three windows).
+func (r *Recording) attemptRate(i int) (*float64, time.Duration) {
+	s := r.Samples[i]
+	if r.rateWindow == 0 || s.Metrics == nil {
+		return nil, 0
+	}
+	for j := i - 1; j >= 0; j-- {
+		p := r.Samples[j]
+		d := s.Now.Sub(p.Now)
+		if d < r.rateWindow {
+			continue
+		}
+		if d > 3*r.rateWindow || p.Metrics == nil {
+			return nil, 0
+		}
+		total := 0.0
+		for k, v := range s.Metrics.Attempts {
+			total += v - p.Metrics.Attempts[k]
+		}
+		rate := total / d.Seconds()
+		return &rate, d
+	}
+	return nil, 0
+}
+
 // Input rebuilds sample i's input of explain.Infer.
 func (r *Recording) Input(i int) explain.Input {
 	s := r.Samples[i]
 	in := explain.Input{Now: s.Now, Metrics: s.Metrics, MetricsMissing: s.MetricsMissing, Config: r.Config}
+	if rate, window := r.attemptRate(i); rate != nil {
+		m := *s.Metrics
+		m.AttemptRate, m.RateWindow = rate, window
+		in.Metrics = &m
+	}
 	for _, k := range s.Pods {
 		in.Pods = append(in.Pods, r.Pods[k])
 	}
@@ -185,6 +245,27 @@ func (r *Recording) Input(i int) explain.Input {
 		in.PodGroups = append(in.PodGroups, r.PodGroups[k])
 	}
 	return in
+}
+
+// indexLastSeen notes when each pod was last in the ground truth.
+func (r *Recording) indexLastSeen() {
+	r.lastSeen = map[string]time.Time{}
+	for _, s := range r.Samples {
+		for _, places := range []map[string]Place{s.Before, s.Mid, s.After} {
+			for _, p := range places {
+				r.lastSeen[p.UID] = s.Now
+			}
+		}
+		r.lastSample = s.Now
+	}
+}
+
+// leftUnpopped reports whether the pod left the queue before the run's
+// last sample, after its last pop: it was deleted, and has no next try to
+// score.
+func (r *Recording) leftUnpopped(uid string) bool {
+	t, ok := r.lastSeen[uid]
+	return ok && t.Before(r.lastSample)
 }
 
 // Save writes the recording, gzipped JSON.
@@ -223,78 +304,14 @@ func Load(path string) (*Recording, error) {
 	return &r, nil
 }
 
-// PopTracker turns a stream of ground-truth snapshots into pop times: a pod
-// was popped when its attempts grew, or when it left the queue for good
-// (bound, or deleted) without being seen in flight.
-//
-// A snapshot reads the sub-queues one after the other, so a pod moving
-// between two of them can be missing from one snapshot: a pod that is
-// missing and comes back with the same attempts was not popped.
-type PopTracker struct {
-	attempts map[string]int
-	// gone are the pods missing from the last snapshot, with when they
-	// were first missed and whether they were last seen in flight.
-	gone map[string]goneAt
-	last map[string]Place
-	pops map[string][]time.Time
-}
-
-type goneAt struct {
-	t        time.Time
-	inFlight bool
-}
-
-// NewPopTracker returns an empty tracker.
-func NewPopTracker() *PopTracker {
-	return &PopTracker{attempts: map[string]int{}, gone: map[string]goneAt{}, last: map[string]Place{}, pops: map[string][]time.Time{}}
-}
-
-// Observe takes the snapshot read at t.
-//
-// A pop is seen at the first read after it, which is late when the reads
-// are (a busy machine stalls them). A pod back in a queue after its
-// attempt carries the attempt's failure time (QueuedPodInfo.Timestamp), a
-// few milliseconds after the pop: whichever is earlier bounds the pop.
-func (pt *PopTracker) Observe(t time.Time, q groundtruth.Queue) {
-	cur := Places(q)
-	for _, p := range q.Pods {
-		k := p.Key()
-		// A pod new to the tracker has been popped Attempts times since it
-		// was created (the tracker must be observing before the pods it
-		// follows are created).
-		for range p.Attempts - pt.attempts[k] {
-			pt.pops[k] = append(pt.pops[k], t)
-		}
-		pt.attempts[k] = max(pt.attempts[k], p.Attempts)
-		delete(pt.gone, k)
-		if n := len(pt.pops[k]); p.Queue != groundtruth.InFlight && n > 0 && n == p.Attempts && !p.Timestamp.IsZero() && p.Timestamp.Before(pt.pops[k][n-1]) {
-			if n < 2 || p.Timestamp.After(pt.pops[k][n-2]) {
-				pt.pops[k][n-1] = p.Timestamp
-			}
-		}
+// LoadAverage is the machine's load average over the last minute, 0 where
+// /proc/loadavg cannot be read.
+func LoadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
 	}
-	for k, prev := range pt.last {
-		if _, ok := cur[k]; !ok {
-			pt.gone[k] = goneAt{t: t, inFlight: prev.Queue == groundtruth.InFlight}
-		}
-	}
-	pt.last = cur
-}
-
-// Pops returns the pop times by pod. Pods that left the queue without being
-// seen in flight were popped when they were first missed.
-func (pt *PopTracker) Pops() map[string][]time.Time {
-	out := make(map[string][]time.Time, len(pt.pops))
-	for k, v := range pt.pops {
-		out[k] = append([]time.Time(nil), v...)
-	}
-	for k, g := range pt.gone {
-		if !g.inFlight {
-			out[k] = append(out[k], g.t)
-		}
-	}
-	for k := range out {
-		sort.Slice(out[k], func(i, j int) bool { return out[k][i].Before(out[k][j]) })
-	}
-	return out
+	f, _, _ := strings.Cut(string(b), " ")
+	v, _ := strconv.ParseFloat(f, 64)
+	return v
 }

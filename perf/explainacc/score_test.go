@@ -1,6 +1,7 @@
 package explainacc
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,65 +25,45 @@ func at(d time.Duration) time.Time { return t0.Add(d) }
 func snapshot(pods ...groundtruth.Pod) groundtruth.Queue { return groundtruth.Queue{Pods: pods} }
 
 func gtPod(name string, q groundtruth.QueueName, attempts int) groundtruth.Pod {
-	return groundtruth.Pod{Namespace: "ns", Name: name, Queue: q, Attempts: attempts}
+	return groundtruth.Pod{Namespace: "ns", Name: name, UID: "uid-" + name, Queue: q, Attempts: attempts}
 }
 
-func TestPopTracker(t *testing.T) {
-	pt := NewPopTracker()
-	ms := time.Millisecond
-	pt.Observe(at(0), snapshot(gtPod("a", groundtruth.Active, 0), gtPod("b", groundtruth.InFlight, 1)))
-	// a popped and failed between two reads; b back in backoff.
-	pt.Observe(at(10*ms), snapshot(gtPod("a", groundtruth.Backoff, 1), gtPod("b", groundtruth.Backoff, 1)))
-	// b missing from one read (it moved between two sub-queues as they were
-	// read), then back with the same attempts: not a pop.
-	pt.Observe(at(20*ms), snapshot(gtPod("a", groundtruth.Backoff, 1)))
-	pt.Observe(at(30*ms), snapshot(gtPod("a", groundtruth.Backoff, 1), gtPod("b", groundtruth.Active, 1)))
-	// a popped and bound between two reads: gone for good; c appears in
-	// flight, popped once already.
-	pt.Observe(at(40*ms), snapshot(gtPod("b", groundtruth.InFlight, 2), gtPod("c", groundtruth.InFlight, 1)))
-	// b bound after it was seen in flight: no more pops.
-	pt.Observe(at(50*ms), snapshot(gtPod("c", groundtruth.InFlight, 1)))
-	want := map[string][]time.Time{
-		"ns/a": {at(10 * ms), at(40 * ms)},
-		"ns/b": {at(0), at(40 * ms)},
-		"ns/c": {at(40 * ms)},
-	}
-	if diff := cmp.Diff(want, pt.Pops()); diff != "" {
-		t.Errorf("pops (-want, +got):\n%s", diff)
-	}
-}
-
-// TestScore checks placement, calibration and next-retry scoring on a
-// recording of two samples with canned answers.
+// TestScore checks placement, calibration, next-retry and attempts scoring
+// on a recording of one sample with canned answers.
 func TestScore(t *testing.T) {
 	pod := func(name string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1"}}
 	}
 	rec := NewRecording("unit", true, explain.DefaultConfig())
-	rec.Start, rec.End, rec.PollInterval = at(0), at(time.Minute), 10*time.Millisecond
+	rec.Start, rec.End = at(0), at(time.Minute)
 	in := explain.Input{Now: at(time.Second), Pods: []*corev1.Pod{pod("err"), pod("unsched"), pod("fly")}}
 	before := snapshot(gtPod("err", groundtruth.ErrorBackoff, 2), gtPod("unsched", groundtruth.Unschedulable, 1), gtPod("fly", groundtruth.InFlight, 1))
 	// fly finished its attempt and went to backoff while explain read.
 	mid := snapshot(gtPod("err", groundtruth.ErrorBackoff, 2), gtPod("unsched", groundtruth.Unschedulable, 1), gtPod("fly", groundtruth.Backoff, 1))
 	rec.AddSample(at(time.Second), at(time.Second+50*time.Millisecond), in, before, mid, mid)
-	rec.Pops = map[string][]time.Time{
-		"ns/err":  {at(0), at(500 * time.Millisecond), at(3200 * time.Millisecond)},
-		"ns/fly":  {at(900 * time.Millisecond)},
-		"ns/none": nil,
+	rec.Pops = groundtruth.Pops{
+		"uid-err":  {at(0), at(500 * time.Millisecond), at(3200 * time.Millisecond)},
+		"uid-fly":  {at(900 * time.Millisecond)},
+		"uid-none": nil,
 	}
 	d := func(s string) *time.Time { t := at(mustDuration(s)); return &t }
 	answers := []explain.Explanation{
-		// Right, window [3 s, 3.1 s]: the pop at 3.2 s is 100 ms late.
-		{Namespace: "ns", Name: "err", State: explain.StatePending, Queue: queue.LocationErrorBackoff, Confidence: 0.9,
-			NextRetry: &explain.NextRetry{Earliest: d("3s"), Latest: d("3.1s")}},
+		// Right, window [3 s, 3.1 s]: the pop at 3.2 s is 100 ms late, and
+		// 300 ms from the estimate; its two attempts counted.
+		{Namespace: "ns", Name: "err", State: explain.StatePending, Queue: queue.LocationErrorBackoff, Confidence: 0.9, Attempts: 2,
+			NextRetry: &explain.NextRetry{Earliest: d("3s"), Latest: d("3.1s"), Estimate: d("2.9s")}},
 		// Wrong, but the truth is an alternative; never popped again, its
-		// window ends after the run: censored.
-		{Namespace: "ns", Name: "unsched", State: explain.StatePending, Queue: queue.LocationBackoff, Confidence: 0.6,
-			Alternatives: []explain.Alternative{{Queue: queue.LocationUnschedulable, Probability: 0.4}},
-			NextRetry:    &explain.NextRetry{Earliest: d("1s"), Latest: d("2m")}},
+		// window ends after the run: censored. Its attempt is a lower
+		// bound, and right.
+		{Namespace: "ns", Name: "unsched", State: explain.StatePending, Queue: queue.LocationBackoff, Confidence: 0.6, Attempts: 1,
+			AttemptsCount: &explain.AttemptsCount{Kind: explain.AttemptsAtLeast, Min: 1},
+			Alternatives:  []explain.Alternative{{Queue: queue.LocationUnschedulable, Probability: 0.4}},
+			NextRetry:     &explain.NextRetry{Earliest: d("1s"), Latest: d("2m")}},
 		// Moving: right either way; in flight, its pop is the one at 0.9 s.
-		{Namespace: "ns", Name: "fly", State: explain.StatePending, Queue: queue.LocationBackoff, Confidence: 0.97,
-			NextRetry: &explain.NextRetry{Earliest: d("1s"), Latest: d("1s")}},
+		// Its first attempt is under way: it has none that ended, not ~5.
+		{Namespace: "ns", Name: "fly", State: explain.StatePending, Queue: queue.LocationBackoff, Confidence: 0.97, Attempts: 5,
+			AttemptsCount: &explain.AttemptsCount{Kind: explain.AttemptsEstimated, Min: 0},
+			NextRetry:     &explain.NextRetry{Earliest: d("1s"), Latest: d("1s")}},
 	}
 	res := Score(rec, func(explain.Input) []explain.Explanation { return answers })
 
@@ -93,11 +74,22 @@ func TestScore(t *testing.T) {
 	if res.Confusion["unschedulable→backoff"] != 1 {
 		t.Errorf("confusion %v", res.Confusion)
 	}
-	for _, b := range res.Calibration {
-		switch {
-		case b.Low == 0.5 && (b.N != 1 || b.Correct != 0), b.Low == 0.95 && (b.N != 1 || b.Correct != 1), b.Low == 0.9 && (b.N != 1 || b.Correct != 1):
-			t.Errorf("bucket %+v", b)
-		}
+	all := res.Calibration["all"]
+	if all == nil || all.Bins[6] != (Bin{N: 1, SumConfidence: 0.6}) || all.Bins[9].N != 2 || all.Bins[9].Correct != 2 {
+		t.Fatalf("calibration %+v, want 0.6 wrong in bin 6, 0.9 and 0.97 right in bin 9", all)
+	}
+	// ECE: 2/3·|0.935−1| + 1/3·|0.6−0|.
+	if got, want := all.ECE(), 2.0/3*0.065+1.0/3*0.6; math.Abs(got-want) > 1e-9 {
+		t.Errorf("ECE %v, want %v", got, want)
+	}
+	if n, c := res.Calibration["backoffQ"].High(); n != 1 || c != 1 {
+		t.Errorf("backoffQ answers at ≥ 90%%: %d, %d right; want 1, 1", n, c)
+	}
+	if a := res.Attempts; a.N != 3 || a.Within != 1 || a.Bound != 1 || a.Off != 1 || a.Under != 0 || a.Estimated != 1 {
+		t.Errorf("attempts %+v, want 3: 1 within, 1 bound, 1 off (over), 1 estimated", a)
+	}
+	if es := res.Estimate[groundtruth.ErrorBackoff]; es == nil || es.N != 1 || es.P50 != 300*time.Millisecond {
+		t.Errorf("errorBackoff estimate %+v, want one error of 300ms", es)
 	}
 	eb := res.NextRetry[groundtruth.ErrorBackoff]
 	if eb == nil || eb.N != 1 || eb.P90 != 100*time.Millisecond {
@@ -115,6 +107,16 @@ func TestScore(t *testing.T) {
 	for _, want := range []string{"| errorBackoff | 1 | 1 | 100.0% |", "| **all** | 3 | 2 | **66.7%** |", "Misplaced (truth→explain): unschedulable→backoff 1."} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, text.String())
+		}
+	}
+
+	// The one line rescore -summary prints for it.
+	rec.KubeVersion, rec.Seed = "v1.37.2", 7
+	line := SummaryLine(rec, res)
+	for _, want := range []string{"v1.37.2 unit gate=true seed=7 ", " pod-samples=3 placed=66.7% ", " errorBackoff=100.0%/1 ", " unschedulable=0.0%/1 ",
+		" attempts=66.7% (under 0, over 1) ", " est-errorBackoff-p90=300ms ", " ≥90%=100.0%/2"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("summary line lacks %q:\n%s", want, line)
 		}
 	}
 

@@ -107,6 +107,9 @@ func TestExplainSpeed(t *testing.T) {
 func findKubectl(t *testing.T, root string) (path, name string) {
 	t.Helper()
 	if p := os.Getenv(KubectlEnv); p != "" {
+		if filepath.Base(p) == "getpods" {
+			return p, getpodsName
+		}
 		return p, "kubectl get pods -A -o json"
 	}
 	if p := filepath.Join(root, "bin", "kubectl"); fileExists(p) {
@@ -120,8 +123,11 @@ func findKubectl(t *testing.T, root string) (path, name string) {
 		t.Fatalf("no kubectl, and building getpods failed: %v\n%s", err, out)
 	}
 	t.Logf("no kubectl binary: comparing with getpods, client-go's list in pages of 500 printed as kubectl's JSON List")
-	return p, "getpods (client-go list + JSON print, standing in for kubectl get pods -A -o json)"
+	return p, getpodsName
 }
+
+// getpodsName names ./getpods in the reports (KUBECTL may name a built one).
+const getpodsName = "getpods (client-go list + JSON print, standing in for kubectl get pods -A -o json)"
 
 // run runs bin with the kubeconfig, its output discarded unless it fails.
 func run(ctx context.Context, kubeconfig, bin string, args ...string) ([]byte, error) {
@@ -629,5 +635,19 @@ func TestGrowth(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFindKubectl_names: the reports name what ran: a getpods built
+// beforehand (KUBECTL naming it) is not called kubectl.
+func TestFindKubectl_names(t *testing.T) {
+	for bin, want := range map[string]string{
+		"/opt/bin/kubectl": "kubectl get pods -A -o json",
+		"/opt/bin/getpods": getpodsName,
+	} {
+		t.Setenv(KubectlEnv, bin)
+		if p, name := findKubectl(t, t.TempDir()); p != bin || name != want {
+			t.Errorf("KUBECTL=%s: %s named %q, want %q", bin, p, name, want)
+		}
 	}
 }

@@ -19,13 +19,28 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 )
 
-// Path is where the embedded control plane serves the queue.
-const Path = "/debug/schedq/queue"
+// Path is where the embedded control plane serves the queue, and PopsPath
+// its pops.
+const (
+	Path     = "/debug/schedq/queue"
+	PopsPath = "/debug/schedq/pops"
+)
+
+// Pops are the times the scheduler popped each pod, by the pod's UID, oldest
+// first: recorded where the scheduler takes its next pod from the queue, so
+// exact, whatever the pod did between two reads of the queue.
+type Pops map[string][]time.Time
+
+// PopsURL is the pops' URL beside a control plane's QueueURL.
+func PopsURL(queueURL string) string {
+	return strings.TrimSuffix(queueURL, Path) + PopsPath
+}
 
 // QueueName is the sub-queue a pod is in, in the words of the trace spec.
 type QueueName string
@@ -63,9 +78,11 @@ type Queue struct {
 
 // Pod is one pod's place in the queue.
 type Pod struct {
-	Namespace string    `json:"namespace"`
-	Name      string    `json:"name"`
-	Queue     QueueName `json:"queue"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// UID tells a pod from an earlier one of the same name.
+	UID   string    `json:"uid,omitempty"`
+	Queue QueueName `json:"queue"`
 	// Attempts is QueuedPodInfo.Attempts: how many times the pod was popped.
 	Attempts int `json:"attempts"`
 	// Timestamp is QueuedPodInfo.Timestamp: when the pod entered the queue, or
@@ -83,6 +100,7 @@ func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
 type podJSON struct {
 	Namespace        string    `json:"namespace"`
 	Name             string    `json:"name"`
+	UID              string    `json:"uid,omitempty"`
 	Queue            QueueName `json:"queue"`
 	Attempts         int       `json:"attempts"`
 	Timestamp        string    `json:"timestamp,omitempty"`
@@ -95,6 +113,7 @@ func (p Pod) MarshalJSON() ([]byte, error) {
 	return json.Marshal(podJSON{
 		Namespace:        p.Namespace,
 		Name:             p.Name,
+		UID:              p.UID,
 		Queue:            p.Queue,
 		Attempts:         p.Attempts,
 		Timestamp:        formatTime(p.Timestamp),
@@ -116,7 +135,7 @@ func (p *Pod) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("pod %s/%s: backoffExpiresAt: %w", j.Namespace, j.Name, err)
 	}
-	*p = Pod{Namespace: j.Namespace, Name: j.Name, Queue: j.Queue, Attempts: j.Attempts, Timestamp: ts, BackoffExpiresAt: bo}
+	*p = Pod{Namespace: j.Namespace, Name: j.Name, UID: j.UID, Queue: j.Queue, Attempts: j.Attempts, Timestamp: ts, BackoffExpiresAt: bo}
 	return nil
 }
 
@@ -170,28 +189,40 @@ const MaxQueueBytes = 256 << 20
 // Fetch GETs the queue from url (a control plane's QueueURL). A nil client
 // means http.DefaultClient.
 func Fetch(ctx context.Context, client *http.Client, url string) (Queue, error) {
+	var q Queue
+	err := fetch(ctx, client, url, &q)
+	return q, err
+}
+
+// FetchPops GETs the pops from url (PopsURL of a control plane's QueueURL).
+func FetchPops(ctx context.Context, client *http.Client, url string) (Pops, error) {
+	p := Pops{}
+	err := fetch(ctx, client, url, &p)
+	return p, err
+}
+
+func fetch(ctx context.Context, client *http.Client, url string, into any) error {
 	if client == nil {
 		client = http.DefaultClient
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return Queue{}, err
+		return err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return Queue{}, err
+		return err
 	}
 	defer resp.Body.Close()
 	body, err := bound.ReadAll(resp.Body, MaxQueueBytes, "the answer")
 	if err != nil {
-		return Queue{}, fmt.Errorf("GET %s: %w", url, err)
+		return fmt.Errorf("GET %s: %w", url, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return Queue{}, fmt.Errorf("GET %s: %s: %s", url, resp.Status, body)
+		return fmt.Errorf("GET %s: %s: %s", url, resp.Status, body)
 	}
-	var q Queue
-	if err := json.Unmarshal(body, &q); err != nil {
-		return Queue{}, fmt.Errorf("GET %s: %w", url, err)
+	if err := json.Unmarshal(body, into); err != nil {
+		return fmt.Errorf("GET %s: %w", url, err)
 	}
-	return q, nil
+	return nil
 }

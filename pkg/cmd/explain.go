@@ -48,6 +48,9 @@ type ExplainOptions struct {
 	// flags (they override what the scheduler's /configz and /flagz say).
 	configGiven func() gather.ConfigGiven
 	NoMetrics   bool
+	// AttemptRate scrapes the scheduler a second time, a second after the
+	// first, for its attempt rate (--attempt-rate).
+	AttemptRate bool
 	metricsFlags
 
 	PodInitialBackoff         time.Duration
@@ -133,8 +136,11 @@ MODIFIED when a pod's state, queue or attempts change, DELETED when it is gone
   # The pods on no node, chosen as kubectl chooses them
   kubectl schedq explain -A --field-selector spec.nodeName=,status.phase=Pending
 
-  # Pods by label, with the next-retry window
+  # Pods by label, with the next try's time and the next-retry window
   kubectl schedq explain -l app=web -o wide
+
+  # Next tries timed by the scheduler's attempt rate (a second longer)
+  kubectl schedq explain -A --attempt-rate
 
   # For scripts
   kubectl schedq explain -A -o json
@@ -173,6 +179,7 @@ MODIFIED when a pod's state, queue or attempts change, DELETED when it is gone
 	cmd.Flags().StringVar(&o.SchedulerName, "scheduler-name", o.SchedulerName, "The scheduler name (a profile's schedulerName) whose pods to explain, against the kube-scheduler that serves it: the cluster's own, or a second kube-scheduler whose profiles have the name (its own metrics and configuration)")
 	cmd.Flags().StringVar(&o.SchedulerVersion, "scheduler-version", o.SchedulerVersion, "The kube-scheduler version whose queue model explains (v1.34 to v1.37); default: the version the scheduler's metrics report, else the current release")
 	cmd.Flags().BoolVar(&o.NoMetrics, "no-metrics", o.NoMetrics, "Do not read the scheduler's metrics (lower confidence)")
+	cmd.Flags().BoolVar(&o.AttemptRate, "attempt-rate", o.AttemptRate, "Scrape the scheduler twice, a second apart, and time the next tries of pods waiting in activeQ by its attempt rate rather than by the gaps between the failures the events show; takes up to a second longer (less when listing the pods takes that long anyway)")
 	cmd.Flags().DurationVar(&o.PodInitialBackoff, "pod-initial-backoff", o.PodInitialBackoff, "The scheduler's podInitialBackoffSeconds")
 	cmd.Flags().DurationVar(&o.PodMaxBackoff, "pod-max-backoff", o.PodMaxBackoff, "The scheduler's podMaxBackoffSeconds")
 	cmd.Flags().DurationVar(&o.PodMaxInUnschedulablePods, "pod-max-in-unschedulable-pods", o.PodMaxInUnschedulablePods, "How long a pod may wait in unschedulablePods before the leftover flush retries it")
@@ -308,6 +315,10 @@ func (o *ExplainOptions) Validate() error {
 	switch {
 	case o.NoMetrics && o.metricsFlags.named():
 		return errors.New("--no-metrics and --metrics-url/--prometheus-url/--metrics-file do not go together")
+	case o.NoMetrics && o.AttemptRate:
+		return errors.New("--attempt-rate reads the scheduler's metrics: it does not go with --no-metrics")
+	case o.Watch && o.AttemptRate:
+		return errors.New("--watch measures the attempt rate between its rounds: --attempt-rate is for a single run")
 	case o.PodInitialBackoff <= 0:
 		return fmt.Errorf("--pod-initial-backoff=%s: want a positive duration", o.PodInitialBackoff)
 	case o.PodMaxBackoff < o.PodInitialBackoff:
@@ -442,6 +453,9 @@ func (o *ExplainOptions) Gather(ctx context.Context) (*gather.Result, error) {
 	if o.NoMetrics {
 		req.MetricsOff = "--no-metrics"
 	}
+	if o.AttemptRate {
+		req.SecondScrape = attemptRateWindow
+	}
 	if req.Timeout <= 0 {
 		req.Timeout = DefaultRequestTimeout
 	}
@@ -455,6 +469,9 @@ func (o *ExplainOptions) printMetricsOrigin(w io.Writer, list *explain.Explanati
 		fmt.Fprintf(w, "metrics: %s\n", list.Metrics)
 	}
 }
+
+// attemptRateWindow is how far apart --attempt-rate's two scrapes are.
+const attemptRateWindow = time.Second
 
 // podNames takes the pods named on the command line as NAME or, the way
 // kubectl prints them, pod/NAME.

@@ -4,8 +4,12 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 )
 
 // TestExplain_scriptable: stdout holds the table (or names, or columns)
@@ -104,5 +108,67 @@ func TestExplain_sortByMatchesNothing(t *testing.T) {
 				t.Errorf("stdout %q, want nothing", out)
 			}
 		})
+	}
+}
+
+// TestNextTry: the NEXT TRY column is the time until the estimated next
+// attempt (its clock time too, wide); for a pod waiting for an event, the
+// leftover flush's deadline; "-" when nothing names a time.
+func TestNextTry(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.Local)
+	at := func(d time.Duration) *time.Time { t := now.Add(d); return &t }
+	tests := []struct {
+		name       string
+		nr         *explain.NextRetry
+		want, wide string
+	}{
+		{"estimate", &explain.NextRetry{Estimate: at(3200 * time.Millisecond), Earliest: at(0), Latest: at(5 * time.Second)}, "3.2s", "3.2s (12:00:03)"},
+		{"due", &explain.NextRetry{Estimate: at(-time.Second), Earliest: at(-time.Second)}, "now", "now (12:00:00)"},
+		{"waits for an event or the flush", &explain.NextRetry{Latest: at(5*time.Minute + 28*time.Second), Triggers: []string{"NodeAdd"}}, "event or 5m28s", "event or 5m28s (12:05:28)"},
+		{"gated", &explain.NextRetry{Triggers: []string{"TargetPodUpdatePodSchedulingGatesEliminated"}, Note: "when the last gate is removed"}, "-", "-"},
+		{"none", nil, "-", "-"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := nextTry(tc.nr, now, false); got != tc.want {
+				t.Errorf("nextTry = %q, want %q", got, tc.want)
+			}
+			if got := nextTry(tc.nr, now, true); got != tc.wide {
+				t.Errorf("nextTry, wide = %q, want %q", got, tc.wide)
+			}
+		})
+	}
+}
+
+// TestExplain_nextTryAndAttemptsColumns: the table has NEXT TRY after
+// ATTEMPTS, -o wide its time and the retry window; an estimated count
+// shows as ~N, a lower bound as ≥N.
+func TestExplain_nextTryAndAttemptsColumns(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	est := now.Add(2 * time.Second)
+	most := 40
+	l := explain.NewExplanationList([]explain.Explanation{
+		{Namespace: "ns", Name: "churned", State: explain.StatePending, Queue: queue.LocationBackoff, Confidence: 0.9, Attempts: 37,
+			AttemptsCount: &explain.AttemptsCount{Kind: explain.AttemptsEstimated, Min: 3, Max: &most},
+			NextRetry:     &explain.NextRetry{Estimate: &est, Earliest: &now, Latest: &est}},
+		{Namespace: "ns", Name: "hidden", State: explain.StatePending, Queue: queue.LocationUnschedulable, Confidence: 0.9, Attempts: 3,
+			AttemptsCount: &explain.AttemptsCount{Kind: explain.AttemptsAtLeast, Min: 3}},
+	}, nil, nil, now)
+	for _, c := range []struct {
+		opts TableOptions
+		want []string
+	}{
+		{TableOptions{}, []string{"ATTEMPTS  NEXT TRY  SUMMARY", "~37       2s", "≥3        -"}},
+		{TableOptions{Wide: true}, []string{"ATTEMPTS  NEXT TRY", "RETRY WINDOW", "~37       2s (" + est.Local().Format("15:04:05") + ")"}},
+	} {
+		var b strings.Builder
+		if err := PrintExplanations(&b, l, c.opts); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("wide=%v: table lacks %q:\n%s", c.opts.Wide, w, b.String())
+			}
+		}
 	}
 }

@@ -14,7 +14,8 @@ import (
 
 // TableOptions choose how PrintExplanations lays the list out.
 type TableOptions struct {
-	// Wide adds the priority, the next-retry window and the triggers.
+	// Wide adds the next try's time, the priority, the next-retry window
+	// and the triggers.
 	Wide bool
 	// Detailed prints a paragraph per pod (pods named on the command line).
 	Detailed bool
@@ -38,24 +39,25 @@ func PrintExplanations(w io.Writer, l *explain.ExplanationList, opts TableOption
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if !opts.NoHeaders {
-		header := "NAMESPACE\tNAME\tQUEUE\tCONFIDENCE\tATTEMPTS\tSUMMARY"
+		header := "NAMESPACE\tNAME\tQUEUE\tCONFIDENCE\tATTEMPTS\tNEXT TRY\tSUMMARY"
 		if opts.Wide {
-			header = "NAMESPACE\tNAME\tQUEUE\tCONFIDENCE\tATTEMPTS\tPRIORITY\tNEXT RETRY\tTRIGGERS\tSUMMARY"
+			header = "NAMESPACE\tNAME\tQUEUE\tCONFIDENCE\tATTEMPTS\tNEXT TRY\tPRIORITY\tRETRY WINDOW\tTRIGGERS\tSUMMARY"
 		}
 		fmt.Fprintln(tw, header)
 	}
 	for _, e := range l.Items {
 		q := e.Queue.Word()
 		conf := fmt.Sprintf("%.0f%%", 100*e.Confidence)
+		next := nextTry(e.NextRetry, l.Time.Time, opts.Wide)
 		if e.State != explain.StatePending {
-			q, conf = strings.ToLower(string(e.State)), "-"
+			q, conf, next = strings.ToLower(string(e.State)), "-", "-"
 		}
 		ns, name, summary := quote.Cell(e.Namespace), quote.Cell(e.Name), quote.Line(e.Summary)
 		if opts.Wide {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", ns, name, q, conf, e.Attempts, e.Priority,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", ns, name, q, conf, explain.FormatAttempts(e), next, e.Priority,
 				quote.Line(retryWindow(e.NextRetry, l.Time.Time)), quote.Cell(triggers(e.NextRetry, 3)), summary)
 		} else {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", ns, name, q, conf, e.Attempts, summary)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ns, name, q, conf, explain.FormatAttempts(e), next, summary)
 		}
 	}
 	return tw.Flush()
@@ -101,8 +103,15 @@ func printDetail(w io.Writer, e explain.Explanation, now time.Time) {
 	if e.LastFailure != nil {
 		fmt.Fprintf(w, "  failures:  %d seen, last %s (%s ago), %s\n", e.LastFailure.Count, e.LastFailure.Time.Local().Format("15:04:05"), shortDur(now.Sub(e.LastFailure.Time)), quote.Cell(e.LastFailure.Kind))
 	}
+	if c := e.AttemptsCount; c != nil && c.Kind != explain.AttemptsCounted {
+		fmt.Fprintf(w, "  attempts:  %s (%s): %s\n", explain.FormatAttempts(e), attemptsKind(c), c.Basis)
+	}
 	if e.NextRetry != nil {
-		fmt.Fprintf(w, "  next try:  %s\n", quote.Line(retryWindow(e.NextRetry, now)))
+		if e.NextRetry.Estimate != nil {
+			fmt.Fprintf(w, "  next try:  %s (window: %s)\n", nextTry(e.NextRetry, now, true), quote.Line(retryWindow(e.NextRetry, now)))
+		} else {
+			fmt.Fprintf(w, "  next try:  %s\n", quote.Line(retryWindow(e.NextRetry, now)))
+		}
 		if t := triggers(e.NextRetry, 0); t != "" {
 			fmt.Fprintf(w, "  on events: %s\n", quote.Line(t))
 		}
@@ -117,6 +126,42 @@ func printDetail(w io.Writer, e explain.Explanation, now time.Time) {
 		}
 		fmt.Fprintf(w, "%s%s\n", label, quote.Line(ev))
 	}
+}
+
+// nextTry is the NEXT TRY cell: how long until the estimated next attempt
+// (with its time, when wide); for a pod waiting for an event, the latest
+// the leftover flush retries it; "-" when no time can be named.
+func nextTry(nr *explain.NextRetry, now time.Time, wide bool) string {
+	at := func(t time.Time) string {
+		if !wide {
+			return ""
+		}
+		return " (" + t.Local().Format("15:04:05") + ")"
+	}
+	switch {
+	case nr == nil:
+		return "-"
+	case nr.Estimate != nil && !nr.Estimate.After(now):
+		return "now" + at(now)
+	case nr.Estimate != nil:
+		return shortDur(nr.Estimate.Sub(now)) + at(*nr.Estimate)
+	case nr.Latest != nil && nr.Latest.After(now):
+		return "event or " + shortDur(nr.Latest.Sub(now)) + at(*nr.Latest)
+	}
+	return "-"
+}
+
+func attemptsKind(c *explain.AttemptsCount) string {
+	switch c.Kind {
+	case explain.AttemptsAtLeast:
+		return "at least, the events hide the rest"
+	case explain.AttemptsEstimated:
+		if c.Max != nil {
+			return fmt.Sprintf("estimated, %d to %d", c.Min, *c.Max)
+		}
+		return fmt.Sprintf("estimated, at least %d", c.Min)
+	}
+	return c.Kind
 }
 
 // retryWindow renders the next-retry window relative to now.

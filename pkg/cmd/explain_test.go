@@ -110,6 +110,8 @@ func TestExplainOptions_Validate(t *testing.T) {
 		{"a field selector alone", func(o *ExplainOptions) { o.FieldSelector = "spec.nodeName=" }, ""},
 		{"no-metrics and a source", func(o *ExplainOptions) { o.AllNamespaces = true; o.NoMetrics = true; o.MetricsURL = "http://x" }, "--no-metrics"},
 		{"max below initial", func(o *ExplainOptions) { o.AllNamespaces = true; o.PodMaxBackoff = 0 }, "--pod-max-backoff"},
+		{"attempt rate without metrics", func(o *ExplainOptions) { o.AllNamespaces = true; o.NoMetrics = true; o.AttemptRate = true }, "--attempt-rate"},
+		{"attempt rate and watch", func(o *ExplainOptions) { o.AllNamespaces = true; o.Watch = true; o.AttemptRate = true }, "--attempt-rate is for a single run"},
 		{"ok", func(o *ExplainOptions) { o.AllNamespaces = true }, ""},
 	}
 	for _, tt := range tests {
@@ -246,7 +248,7 @@ func TestExplain_WithoutMetrics(t *testing.T) {
 	if !strings.Contains(errOut.String(), "warning: no scheduler metrics (403 Forbidden") {
 		t.Errorf("no warning naming the missing metrics: %q", errOut)
 	}
-	if !strings.Contains(out.String(), "NEXT RETRY") || !strings.Contains(errOut.String(), "gated 3") {
+	if !strings.Contains(out.String(), "NEXT TRY") || !strings.Contains(out.String(), "RETRY WINDOW") || !strings.Contains(errOut.String(), "gated 3") {
 		t.Errorf("wide table lacks its columns, or stderr its counts:\n%s\n%s", out, errOut)
 	}
 }

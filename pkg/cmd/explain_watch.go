@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/explain/gather"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/quote"
 )
@@ -28,6 +29,7 @@ func (o *ExplainOptions) watch(ctx context.Context) error {
 	// The source finds the scheduler again at each scrape; continuity says
 	// on stderr, once, when the watch lost it and found it again.
 	var continuity metricscrape.Continuity
+	var prev *metricscrape.Snapshot // the last round's scrape: its rates
 	for round := 0; ; round++ {
 		if round > 0 {
 			select {
@@ -51,6 +53,11 @@ func (o *ExplainOptions) watch(ctx context.Context) error {
 				fmt.Fprintf(o.ErrOut, "watch: %s\n", quote.Line(notice))
 			}
 		}
+		if prev != nil && g.Snapshot != nil {
+			r, _ := metricscrape.NewRates(prev, g.Snapshot)
+			gather.SetRates(g.Input.Metrics, r)
+		}
+		prev = g.Snapshot
 		list := explain.NewExplanationList(explain.Infer(g.Input), g.Warnings, g.NotFound, g.Input.Now)
 		if g.Snapshot != nil {
 			list.Metrics = originText(g.Snapshot.Origin, false)

@@ -86,7 +86,7 @@ func TestInfer_errorSeries(t *testing.T) {
 	// The third failure (+5.1 s) set backoff 4 s: popped at +10 s, failed,
 	// backoff 8 s: popped at +19 s, failed, backoff 10 s: popped at +30 s.
 	in.Now = t0.Add(25 * time.Second)
-	e := Infer(in)[0]
+	e := InferUncalibrated(in)[0]
 	if e.Queue != queue.LocationErrorBackoff || e.Attempts != 5 || e.NextRetry == nil || e.NextRetry.Earliest == nil || !e.NextRetry.Earliest.Equal(t0.Add(30*time.Second)) {
 		t.Errorf("at +25s: queue %s attempts %d next %+v, want errorBackoff, 5 attempts, next at +30s", e.Queue, e.Attempts, e.NextRetry)
 	}
@@ -97,7 +97,7 @@ func TestInfer_errorSeries(t *testing.T) {
 	// Just after the pop at +30 s: being retried.
 	in.Now = t0.Add(30*time.Second + 20*time.Millisecond)
 	in.Metrics = metrics(0, 0, 0, 0)
-	if e := Infer(in)[0]; e.Queue != queue.LocationInFlight {
+	if e := InferUncalibrated(in)[0]; e.Queue != queue.LocationInFlight {
 		t.Errorf("just after its pop: queue %s, want inFlight", e.Queue)
 	}
 }
@@ -143,7 +143,7 @@ func TestInfer_bindingFailuresMovePods(t *testing.T) {
 		// activeQ busy: the moved pod waits for its backoff.
 		Metrics: metrics(5, 2, 0, 0),
 	}
-	e := Infer(in)[1]
+	e := InferUncalibrated(in)[1]
 	if e.Queue != queue.LocationBackoff && e.Queue != queue.LocationActive {
 		t.Errorf("queue %s, want backoff or active (moved by the AssignedPodDelete at +3s)", e.Queue)
 	}
@@ -201,7 +201,7 @@ func TestInfer_bindingFailuresKeepParkedPodsUnsure(t *testing.T) {
 				in.Pods = append(in.Pods, p)
 				in.Events = append(in.Events, failedEvent(p, msg, t0.Add(5*time.Second), 3))
 			}
-			e := Infer(in)[0]
+			e := InferUncalibrated(in)[0]
 			if e.Queue != queue.LocationUnschedulable {
 				t.Fatalf("queue %s, want unschedulablePods", e.Queue)
 			}

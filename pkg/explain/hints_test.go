@@ -100,7 +100,7 @@ func TestInfer_nodeAdded(t *testing.T) {
 	// Three failures: backoff 4 s from the last, at +1 s.
 	events := []corev1.Event{failedEvent(fits, msg, t0.Add(time.Second), 3), failedEvent(tooBig, msg, t0.Add(time.Second), 3)}
 	in := Input{Now: t0.Add(2500 * time.Millisecond), Pods: []*corev1.Pod{fits, tooBig}, Events: events, Nodes: nodes, Metrics: m}
-	got := Infer(in)
+	got := InferUncalibrated(in)
 	if got[0].Queue != queue.LocationBackoff || got[1].Queue != queue.LocationUnschedulable {
 		t.Fatalf("queues %s, %s; want backoff (moved by the NodeAdd), unschedulable", got[0].Queue, got[1].Queue)
 	}

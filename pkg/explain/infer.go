@@ -63,6 +63,14 @@ type podFacts struct {
 	dist dist
 	// ahead is how many pods activeQ pops before this ready one.
 	ahead int
+	// lagging: the pod's latest event is a series, whose later failures
+	// are out of sight.
+	lagging bool
+	// attempts says how the attempts were found, when they were not
+	// counted from the events; hiddenAttempts is the estimate of those the
+	// events hide.
+	attempts       *AttemptsCount
+	hiddenAttempts int
 }
 
 type category int
@@ -75,8 +83,17 @@ const (
 	catReady // never failed, or an error whose backoff completed: activeQ or in flight
 )
 
-// Infer explains every pod of in.Pods.
+// Infer explains every pod of in.Pods, its confidence calibrated
+// (calibration.go).
 func Infer(in Input) []Explanation {
+	out := InferUncalibrated(in)
+	calibrateAll(out, fittedCalibration)
+	return out
+}
+
+// InferUncalibrated is Infer with the model's own odds as the confidence:
+// what the calibration is fitted on.
+func InferUncalibrated(in Input) []Explanation {
 	if in.Config == (Config{}) {
 		in.Config = DefaultConfig()
 	}
@@ -90,6 +107,9 @@ func Infer(in Input) []Explanation {
 	}
 	events := indexEvents(in.Events)
 	perPod := pace(events)
+	if m := in.Metrics; m != nil && m.AttemptRate != nil && *m.AttemptRate > 0 {
+		perPod = max(time.Duration(float64(time.Second) / *m.AttemptRate), time.Millisecond)
+	}
 	ob := &observer{in: in, schedulerName: schedulerName, pfb: pfb,
 		activeEmpty: in.Metrics != nil && in.Metrics.Pending[queue.LabelActive] == 0,
 		grid:        learnGrid(pfb, afterFlush(events))}
@@ -126,6 +146,7 @@ func Infer(in Input) []Explanation {
 		groups.followGroupRetries(in, ob)
 	}
 	applyPodDeletes(order, podDeletes(order), in.Now)
+	shareHidden(order, countHidden(in, events, facts), in.Now, perPod)
 	pl := place(order, in, ob.grid, ob.activeEmpty)
 	pl.perPod = perPod
 
@@ -146,6 +167,8 @@ type eventSummary struct {
 	count       int
 	message     string
 	uid         string
+	// fit: the message is a FitError (plugins rejected the pod).
+	fit bool
 	// series: an events.k8s.io series (count ≥ 2). Its count and last time
 	// are written when the second failure is recorded and then only every
 	// 30 minutes: later failures of the series are out of sight.
@@ -158,7 +181,8 @@ func indexEvents(evs []corev1.Event) map[string][]eventSummary {
 		if e.Reason != FailedSchedulingReason || e.InvolvedObject.Kind != "" && e.InvolvedObject.Kind != "Pod" {
 			continue
 		}
-		s := eventSummary{message: e.Message, uid: string(e.InvolvedObject.UID), count: 1}
+		_, isFit := ParseFitError(e.Message)
+		s := eventSummary{message: e.Message, uid: string(e.InvolvedObject.UID), count: 1, fit: isFit}
 		if int(e.Count) > s.count {
 			s.count = int(e.Count)
 		}
@@ -187,7 +211,7 @@ func afterFlush(events map[string][]eventSummary) []time.Time {
 	for _, evs := range events {
 		var errs []eventSummary
 		for _, e := range evs {
-			if _, isFit := ParseFitError(e.message); !isFit {
+			if !e.fit {
 				errs = append(errs, e)
 			}
 		}
@@ -305,7 +329,7 @@ func (ob *observer) observePod(p *corev1.Pod, evs []eventSummary) *podFacts {
 	}
 	inErrors := true
 	for i := len(mine) - 1; i >= 0; i-- {
-		if _, isFit := ParseFitError(mine[i].message); isFit {
+		if mine[i].fit {
 			inErrors = false
 			fitCount += mine[i].count
 		} else if inErrors {
@@ -331,6 +355,7 @@ func (ob *observer) observePod(p *corev1.Pod, evs []eventSummary) *podFacts {
 		return f
 	}
 	f.failure = fail
+	f.lagging = lagging
 	fe, isFit := ParseFitError(fail.Message)
 	switch {
 	case cond != nil && cond.Reason == reasonSchedulerError, !isFit:
@@ -446,6 +471,7 @@ func explainPod(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explana
 		c := f.cycle
 		e.Queue, e.Confidence, e.Alternatives = f.dist.best(locations(true))
 		e.Attempts = max(e.Attempts, f.failure.Count+c.hidden)
+		e.AttemptsCount = errorAttempts(f)
 		e.Reasons = []string{f.failure.Message}
 		now := in.Now
 		if e.Queue == queue.LocationErrorBackoff {
@@ -458,7 +484,7 @@ func explainPod(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explana
 				latest = latest.Add(popSlack(pl))
 			}
 			e.Summary = fmt.Sprintf("failed with an error; backing off in errorBackoffQ until %s (never popped early)", earliest.Format(time.RFC3339))
-			e.NextRetry = &NextRetry{Earliest: &earliest, Latest: &latest, Note: "error backoff: " + backoffNote(c.failures, in.Config)}
+			e.NextRetry = &NextRetry{Estimate: windowEstimate(earliest, latest, pl), Earliest: &earliest, Latest: &latest, Note: "error backoff: " + backoffNote(c.failures, in.Config)}
 		} else {
 			e.Summary = "failed with an error; the queue metrics say it is no longer backing off: about to be retried"
 			e.NextRetry = activeRetry(now, 0, pl, e.Queue == queue.LocationInFlight)
@@ -482,6 +508,7 @@ func explainPod(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explana
 			e.Summary += "; its error backoff has completed"
 			if f.cycle != nil {
 				e.Attempts = max(e.Attempts, f.failure.Count+f.cycle.hidden)
+				e.AttemptsCount = errorAttempts(f)
 			}
 		} else {
 			e.Reasons = []string{"not tried yet"}
@@ -490,7 +517,8 @@ func explainPod(f *podFacts, pl placement, in Input, pfb, pfbKnown bool) Explana
 		add(metricsNote)
 	case catFitFailed:
 		e.Queue, e.Confidence, e.Alternatives = f.dist.best(locations(false))
-		e.Attempts = max(e.Attempts, f.fitCount)
+		e.Attempts = max(e.Attempts, f.fitCount) + f.hiddenAttempts
+		e.AttemptsCount = f.attempts
 		e.Plugins = f.fit.Plugins()
 		e.NodeReasons = f.fit.Reasons
 		e.Reasons = fitReasons(f.fit)
@@ -582,15 +610,18 @@ func fitNextRetry(f *podFacts, loc queue.Location, plugins []string, in Input, p
 		if pfb && in.Metrics != nil && in.Metrics.Pending[queue.LabelActive] == 0 {
 			nr.PopFromBackoffQ = true
 			nr.Earliest = &now
+			est := now.Add(pl.perPod)
+			nr.Estimate = &est
 			nr.Note += "activeQ is empty and SchedulerPopFromBackoffQ is on: it can be popped before its backoff ends"
 		} else {
 			nr.Earliest = maxTimePtr(done, now)
+			nr.Estimate = windowEstimate(*nr.Earliest, *nr.Latest, pl)
 			nr.Note += "backoff " + backoffNote(f.fitCount, in.Config)
 		}
 		nr.Triggers = nil
 	case queue.LocationActive, queue.LocationInFlight:
 		a := activeRetry(in.Now, 0, pl, loc == queue.LocationInFlight)
-		nr.Earliest, nr.Latest, nr.Note = a.Earliest, a.Latest, nr.Note+a.Note
+		nr.Estimate, nr.Earliest, nr.Latest, nr.Note = a.Estimate, a.Earliest, a.Latest, nr.Note+a.Note
 		nr.Triggers = nil
 	default:
 		// The leftover flush retries it podMaxInUnschedulablePods after its

@@ -167,7 +167,7 @@ func TestInfer(t *testing.T) {
 			if tt.metrics == nil {
 				in.MetricsMissing = "403 Forbidden on /metrics"
 			}
-			got := Infer(in)
+			got := InferUncalibrated(in)
 			if len(got) != 1 {
 				t.Fatalf("%d explanations", len(got))
 			}

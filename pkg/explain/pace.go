@@ -42,16 +42,35 @@ func pace(events map[string][]eventSummary) time.Duration {
 // activeRetry is the next retry of a pod in activeQ with ahead pods to be
 // popped before it, or of one in flight (being tried now). Pods backing off
 // now may be released ahead of it (they are older), so they count too.
+//
+// The estimate is its turn at the scheduler's pace: the pods before it,
+// each taking about perPod.
 func activeRetry(now time.Time, ahead int, pl placement, inFlight bool) *NextRetry {
 	if inFlight {
-		return &NextRetry{Earliest: &now, Latest: &now, Note: "being tried now"}
+		return &NextRetry{Estimate: &now, Earliest: &now, Latest: &now, Note: "being tried now"}
 	}
 	latest := now.Add(time.Duration(ahead+pl.backingOff)*2*pl.perPod + popSlack(pl))
+	estimate := now.Add(time.Duration(ahead) * pl.perPod)
 	note := fmt.Sprintf("next pop of activeQ, by priority then time: %d pod(s) before it, at about %v each", ahead, pl.perPod.Round(time.Millisecond))
 	if pl.backingOff > 0 {
 		note += fmt.Sprintf(", and up to %d backing off that may be released ahead of it", pl.backingOff)
 	}
-	return &NextRetry{Earliest: &now, Latest: &latest, Note: note}
+	return &NextRetry{Estimate: &estimate, Earliest: &now, Latest: &latest, Note: note}
+}
+
+// windowEstimate is the likeliest pop in a window [earliest, latest] that
+// popSlack widened: the window before the slack, at its middle, then the
+// wait in activeQ.
+func windowEstimate(earliest, latest time.Time, pl placement) *time.Time {
+	core := latest.Add(-popSlack(pl))
+	if core.Before(earliest) {
+		core = earliest
+	}
+	t := earliest.Add(core.Sub(earliest) / 2).Add(pl.perPod)
+	if t.After(latest) {
+		t = latest
+	}
+	return &t
 }
 
 // popSlack is how long after its backoff completes a pod may be popped:

@@ -196,7 +196,7 @@ func explainPodGroupMember(e Explanation, f *podFacts, in Input, ix *podGroupInd
 		}
 		e.Summary = fmt.Sprintf("its pod group %s (%d pod(s)) failed and backs off as a whole until %s; a group backs off in the error heap, so it is never popped early, even with SchedulerPopFromBackoffQ on and activeQ empty",
 			name, size, earliest.Format(time.RFC3339))
-		e.NextRetry = &NextRetry{Earliest: &earliest, Latest: &latest,
+		e.NextRetry = &NextRetry{Estimate: windowEstimate(earliest, latest, pl), Earliest: &earliest, Latest: &latest,
 			Note: fmt.Sprintf("group backoff %s after failure %d (initial %s, max %s × √%d = %s)", d, c.failures, in.Config.PodInitialBackoff, in.Config.PodMaxBackoff, size, groupMax)}
 	} else {
 		e.Summary = fmt.Sprintf("its pod group %s (%d pod(s)) failed and its backoff has ended: back in activeQ, tried again as a whole (a failed group is never parked in unschedulablePods)", name, size)

@@ -111,7 +111,7 @@ func TestInfer_podGroups(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			pods, evs := members(c.n, c.failedAt, c.count, c.gated...)
-			out := Infer(Input{Now: now, Pods: pods, Events: evs, PodGroups: c.groups, Metrics: c.metrics, Version: c.version})
+			out := InferUncalibrated(Input{Now: now, Pods: pods, Events: evs, PodGroups: c.groups, Metrics: c.metrics, Version: c.version})
 			e := out[0]
 			if c.want.noGroup {
 				if e.PodGroup != nil {

@@ -7,6 +7,7 @@
 package explain
 
 import (
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -48,6 +49,18 @@ type QueueMetrics struct {
 	// GenericWorkload is that feature gate, nil if the scheduler does not
 	// say: with it, v1.37 queues each pod group as one entity.
 	GenericWorkload *bool
+	// Attempts is scheduler_schedule_attempts_total by result (scheduled,
+	// unschedulable, error), since the scheduler started: with the failures
+	// the events show, it tells how many they hide.
+	Attempts map[string]float64 `json:",omitempty"`
+	// Incoming is scheduler_queue_incoming_pods_total by queue, then
+	// event, since the scheduler started.
+	Incoming map[string]map[string]float64 `json:",omitempty"`
+	// AttemptRate is scheduler_schedule_attempts_total per second between
+	// two scrapes RateWindow apart (explain --attempt-rate, or a watch's
+	// rounds): the scheduler's pace now. Nil with one scrape.
+	AttemptRate *float64      `json:",omitempty"`
+	RateWindow  time.Duration `json:",omitempty"`
 }
 
 // Input is everything Infer looks at.
@@ -60,6 +73,9 @@ type Input struct {
 	PendingPods []*corev1.Pod
 	// Events are FailedScheduling events (core/v1 view), any namespace.
 	Events []corev1.Event
+	// EventsNamespaced says the events are those of one namespace only
+	// (the user may not list them cluster-wide).
+	EventsNamespaced bool
 	// PodGroups are the PodGroups (scheduling.k8s.io/v1beta1) of the
 	// pending pods' groups; nil when they were not read.
 	PodGroups []*schedulingv1beta1.PodGroup
@@ -112,8 +128,8 @@ const (
 )
 
 // Explanation is the answer for one pod. Its JSON shape (namespace, name,
-// queue, confidence, attempts, reasons, nextRetry{earliest, latest,
-// triggers}) is stable; fields may be added.
+// queue, confidence, attempts, reasons, nextRetry{estimate, earliest,
+// latest, triggers}) is stable; fields may be added.
 type Explanation struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
@@ -126,8 +142,12 @@ type Explanation struct {
 	Confidence float64 `json:"confidence"`
 	// Alternatives are the other places the evidence allows.
 	Alternatives []Alternative `json:"alternatives,omitempty"`
-	// Attempts is the number of scheduling attempts seen (at least).
+	// Attempts is the number of scheduling attempts that ended (the pods'
+	// failures), as AttemptsCount says: counted from the events, a lower
+	// bound, or an estimate.
 	Attempts int `json:"attempts"`
+	// AttemptsCount says how Attempts was found; nil: counted.
+	AttemptsCount *AttemptsCount `json:"attemptsCount,omitempty"`
 	// Summary is one human sentence.
 	Summary string `json:"summary"`
 	// Reasons say why the pod is not scheduled.
@@ -144,6 +164,42 @@ type Explanation struct {
 	// PodGroup is the member's group, when the scheduler queues pods by
 	// group (v1.37 with GenericWorkload).
 	PodGroup *PodGroup `json:"podGroup,omitempty"`
+}
+
+// How Attempts was found.
+const (
+	// AttemptsCounted: every failure is in the events.
+	AttemptsCounted = "counted"
+	// AttemptsAtLeast: the events hide later failures and nothing tells
+	// how many; Attempts is what they show.
+	AttemptsAtLeast = "atLeast"
+	// AttemptsEstimated: the events hide later failures, and Attempts
+	// estimates them from what else is visible, within [Min, Max].
+	AttemptsEstimated = "estimated"
+)
+
+// AttemptsCount is how the attempts were found, and their bounds.
+type AttemptsCount struct {
+	Kind string `json:"kind"`
+	// Min is the attempts the events show; Max, when known, the most
+	// there can have been.
+	Min int  `json:"min"`
+	Max *int `json:"max,omitempty"`
+	// Basis says what an estimate or a bound rests on.
+	Basis string `json:"basis,omitempty"`
+}
+
+// FormatAttempts writes e's attempts as the table shows them: 3 when
+// counted, ≥3 for a lower bound, ~37 for an estimate.
+func FormatAttempts(e Explanation) string {
+	switch {
+	case e.AttemptsCount == nil || e.AttemptsCount.Kind == AttemptsCounted:
+		return strconv.Itoa(e.Attempts)
+	case e.AttemptsCount.Kind == AttemptsAtLeast:
+		return "≥" + strconv.Itoa(e.Attempts)
+	default:
+		return "~" + strconv.Itoa(e.Attempts)
+	}
 }
 
 // Alternative is another place the pod may be.
@@ -167,6 +223,10 @@ type Failure struct {
 
 // NextRetry is when the scheduler will next try the pod.
 type NextRetry struct {
+	// Estimate is when the next attempt is most likely, between Earliest
+	// and Latest; nil when no time can be named (a pod waiting for an
+	// event, or for its gates).
+	Estimate *time.Time `json:"estimate,omitempty"`
 	// Earliest and Latest bound the next attempt; nil Earliest means "when
 	// one of Triggers happens", nil Latest means no bound is known.
 	Earliest *time.Time `json:"earliest,omitempty"`

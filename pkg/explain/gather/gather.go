@@ -59,6 +59,10 @@ type Request struct {
 	// included.
 	Now     time.Time
 	Timeout time.Duration
+	// SecondScrape, when not 0, scrapes the scheduler again that long after
+	// the first scrape (or once the lists are done, if later), for its
+	// attempt rate (QueueMetrics.AttemptRate).
+	SecondScrape time.Duration
 }
 
 // Result is what was gathered: explain's Input, and what could not be read.
@@ -133,10 +137,12 @@ func Gather(ctx context.Context, req Request) (*Result, error) {
 			allList, allErr = listPods(ctx, req.Client, metav1.NamespaceAll, metav1.ListOptions{FieldSelector: pending})
 		})
 	}
+	eventsNamespaced := false
 	run(func() {
 		events, evErr = listEvents(ctx, req.Client, metav1.NamespaceAll, metav1.ListOptions{FieldSelector: failed})
 		if apierrors.IsForbidden(evErr) && ns != metav1.NamespaceAll {
 			events, evErr = listEvents(ctx, req.Client, ns, metav1.ListOptions{FieldSelector: failed})
+			eventsNamespaced = true
 		}
 	})
 	run(func() {
@@ -149,6 +155,16 @@ func Gather(ctx context.Context, req Request) (*Result, error) {
 		})
 	}
 	wg.Wait()
+	var rate *metricscrape.Rates
+	if req.SecondScrape > 0 && sErr == nil && snap != nil {
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Until(snap.Time.Add(req.SecondScrape))):
+		}
+		if again, err := req.Source.Scrape(ctx); err == nil {
+			rate, _ = metricscrape.NewRates(snap, again)
+		}
+	}
 
 	// 1. The pods to explain.
 	var targets []*corev1.Pod
@@ -208,7 +224,7 @@ func Gather(ctx context.Context, req Request) (*Result, error) {
 	// 5. The scrape.
 	var notServed *metricscrape.NotServedError
 	in := explain.Input{
-		Pods: targets, PendingPods: all, Events: events, Nodes: nodes, SchedulerName: req.SchedulerName,
+		Pods: targets, PendingPods: all, Events: events, EventsNamespaced: eventsNamespaced, Nodes: nodes, SchedulerName: req.SchedulerName,
 		Config: req.Config,
 	}
 	switch {
@@ -232,6 +248,7 @@ func Gather(ctx context.Context, req Request) (*Result, error) {
 	default:
 		in.Metrics = queueMetrics(snap)
 		in.Profiles = snap.Origin.Profiles
+		SetRates(in.Metrics, rate)
 		warnings = append(warnings, snap.Warnings...)
 	}
 	in.Now = now
@@ -268,7 +285,32 @@ func queueMetrics(s *metricscrape.Snapshot) *explain.QueueMetrics {
 	if n, ok := s.InFlightEvents[metricscrape.InFlightPodPoppedEvent]; ok {
 		m.InFlight = &n
 	}
+	if len(s.Attempts) > 0 {
+		m.Attempts = make(map[string]float64, len(s.Attempts))
+		for k, v := range s.Attempts {
+			m.Attempts[k] = v
+		}
+	}
+	if len(s.Incoming) > 0 {
+		m.Incoming = map[string]map[string]float64{}
+		for k, v := range s.Incoming {
+			if m.Incoming[k.Queue] == nil {
+				m.Incoming[k.Queue] = map[string]float64{}
+			}
+			m.Incoming[k.Queue][k.Event] += v
+		}
+	}
 	return m
+}
+
+// SetRates gives m the attempt rate of r, when r is a rate of one
+// scheduler (not a restart between the scrapes).
+func SetRates(m *explain.QueueMetrics, r *metricscrape.Rates) {
+	if m == nil || r == nil || r.Reset {
+		return
+	}
+	total := r.AttemptsTotal()
+	m.AttemptRate, m.RateWindow = &total, r.Window
 }
 
 // modelVersion picks the queue model: the version given (--scheduler-version), else the

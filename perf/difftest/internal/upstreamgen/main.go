@@ -52,15 +52,21 @@ const (
 var exportTemplate []byte
 
 func main() {
-	out := flag.String("o", "", "output directory (default: difftest/internal/upstreamqueue of the perf module; with -older, out/upstream-versions of the perf module)")
+	out := flag.String("o", "", "output directory (default: difftest/internal/upstreamqueue of the perf module; with -older, out/upstream-versions of the perf module; with -controlplane, out/controlplane-versions)")
 	older := flag.Bool("older", false, "generate a Go module per older version instead (see older.go), each with its queue, driver and schedq-upstream-replay")
 	bin := flag.String("bin", "", "with -older: build each version's schedq-upstream-replay into this directory as schedq-upstream-replay-<version>")
-	only := flag.String("versions", "", "with -older: a comma-separated subset of the versions (default: all of olderVersions)")
+	only := flag.String("versions", "", "with -older or -controlplane: a comma-separated subset of the versions (default: all of olderVersions, or controlPlaneVersions)")
+	controlPlane := flag.Bool("controlplane", false, "generate a Go module per older version of perf/embedded's control plane instead (see controlplane.go), and with -bin build its schedq-controlplane-<version>")
 	flag.Parse()
 	var err error
-	if *older {
+	switch {
+	case *older && *controlPlane:
+		err = fmt.Errorf("-older and -controlplane: one at a time")
+	case *controlPlane:
+		err = runControlPlane(*out, *bin, *only)
+	case *older:
 		err = runOlder(*out, *bin, *only)
-	} else {
+	default:
 		err = run(*out)
 	}
 	if err != nil {
