@@ -22,7 +22,7 @@ help: ## this list: every documented target and what it does
 build: ## the plugin → bin/kubectl-schedq
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-schedq ./cmd/kubectl-schedq
 
-build-perf: ## the perf tool → bin/schedq-perf (links a whole control plane)
+build-perf: etcd ## the perf tool → bin/schedq-perf (links a whole control plane), and bin/etcd beside it for its workload runs
 	cd perf && $(GO) build -trimpath -ldflags '-X k8s.io/component-base/version.gitVersion=$(PERF_KUBE_VERSION)' -o ../$(BIN)/schedq-perf ./cmd/schedq-perf
 
 test: test-root test-mixin test-perf ## every test: unit, fuzz seeds, differential, integration
@@ -122,25 +122,13 @@ perf: build-perf ## the default workload on an embedded control plane → perf/o
 	$(BIN)/schedq-perf run $(PERF_FILE) --out $(PERF_OUT)/perf $(PERF_FLAGS)
 
 # PERF_PROFILE=DIR also writes a CPU profile of each run's control-plane
-# process (upstream's test binary; schedq-perf's workload process) to DIR.
-PERF_COMPARE_WORKLOAD ?= SchedulingBasic/500Nodes_5000Pods
-PERF_PROFILE          ?=
+# process (upstream's test binary; schedq-perf's workload process) to DIR;
+# PERF_COMPARE names the comparisons (default: all of hack/perf-compare-upstream.sh's).
+PERF_COMPARE ?=
+PERF_PROFILE ?=
 
-perf-compare-upstream: build-perf etcd ## SchedulingBasic (500 nodes, 5000 measured pods) through upstream's scheduler_perf and schedq-perf, interleaved; both throughputs and their ratio
-	rm -rf $(PERF_OUT)/compare-upstream && mkdir -p $(PERF_OUT)/compare-upstream $(PERF_PROFILE)
-	cd perf && $(GO) test -c -o $(PERF_OUT)/compare-upstream/upstreambench.test ./upstreambench/
-	for i in $$(seq $(PERF_COMPARE_RUNS)); do \
-	  echo "== run $$i/$(PERF_COMPARE_RUNS): upstream's scheduler_perf (log: $(PERF_OUT)/compare-upstream/upstream-$$i.log)"; \
-	  (cd perf/upstreambench && PATH="$(CURDIR)/$(BIN):$$PATH" $(PERF_OUT)/compare-upstream/upstreambench.test -test.run '^$$' -test.bench BenchmarkPerfSchedulingBasic -test.benchtime 1x -test.timeout 30m \
-	    $(if $(PERF_PROFILE),-test.cpuprofile $(PERF_PROFILE)/upstream-$$i.cpu.pprof) \
-	    -perf-scheduling-label-filter=compare -data-items-dir=$(PERF_OUT)/compare-upstream/upstream/$$i) >$(PERF_OUT)/compare-upstream/upstream-$$i.log 2>&1 \
-	    || { tail -50 $(PERF_OUT)/compare-upstream/upstream-$$i.log; exit 1; }; \
-	  echo "== run $$i/$(PERF_COMPARE_RUNS): schedq-perf"; \
-	  $(if $(PERF_PROFILE),SCHEDQ_PERF_CPUPROFILE=$(PERF_PROFILE)/schedq-perf-$$i) $(BIN)/schedq-perf run perf/testdata/scheduling-basic.yaml --label-filter compare \
-	    --out $(PERF_OUT)/compare-upstream/schedq-perf/$$i >/dev/null || exit 1; \
-	done
-	cd perf && $(GO) run ./hack/perfcompare -workload $(PERF_COMPARE_WORKLOAD) -upstream $(PERF_OUT)/compare-upstream/upstream -ours $(PERF_OUT)/compare-upstream/schedq-perf \
-	  -o $(PERF_OUT)/compare-upstream/compare.txt
+perf-compare-upstream: build-perf ## SchedulingBasic (500 nodes, 5,000 measured pods) and upstream's SchedulingPodAffinity/500Nodes through upstream's scheduler_perf (k8s.io/kubernetes at perf/go.mod's version, unmodified) and schedq-perf, PERF_COMPARE_RUNS interleaved runs each: per-run throughputs, load, both configurations, ratio
+	GO=$(GO) PERF_PROFILE=$(PERF_PROFILE) hack/perf-compare-upstream.sh $(PERF_OUT)/compare-upstream $(PERF_COMPARE_RUNS) $(PERF_COMPARE)
 
 # perf/difftest drives a copy of upstream's pkg/scheduler/backend/queue made
 # from the module cache at build time (gitignored, never committed); every

@@ -107,6 +107,11 @@ type Options struct {
 	// EtcdServers, when set, is an etcd to use (e.g. an EtcdProcess's URL)
 	// instead of starting one in this process. Stop leaves it running.
 	EtcdServers []string
+
+	// AuthorizationModes is kube-apiserver's --authorization-mode; empty is
+	// Node,RBAC, as kubeadm sets it, so that identities get only what RBAC
+	// grants them.
+	AuthorizationModes []string
 }
 
 // ControlPlane is a running etcd, kube-apiserver and kube-scheduler.
@@ -243,7 +248,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	if err := applyFeatureGates(opts.FeatureGates); err != nil {
 		return nil, err
 	}
-	cp.apiserver, err = startAPIServer(etcdURL, f, runtimeConfig(opts.FeatureGates))
+	cp.apiserver, err = startAPIServer(etcdURL, f, opts.AuthorizationModes, runtimeConfig(opts.FeatureGates))
 	if err != nil {
 		return nil, err
 	}
