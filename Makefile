@@ -27,8 +27,12 @@ build-perf: etcd ## the perf tool → bin/schedq-perf (links a whole control pla
 
 test: test-root test-mixin test-perf ## every test: unit, fuzz seeds, differential, integration
 
+# Test binaries are linked without DWARF (-w): nothing reads it, and each
+# of perf/'s, which links a control plane, links with about 18% less CPU.
+TEST_LDFLAGS ?= -w
+
 test-root:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -ldflags=$(TEST_LDFLAGS) ./...
 
 # explainacc measures explain against the live queue's timing: it runs
 # after the other packages, alone, so that their control planes do not skew
@@ -37,8 +41,8 @@ test-root:
 # Workload runs fsync etcd's WAL as upstream's harness does; the tests turn
 # that off (SCHEDQ_ETCD_UNSAFE_NO_FSYNC): they check behaviour, not speed.
 test-perf: upstreamqueue etcd
-	cd perf && SCHEDQ_ETCD_UNSAFE_NO_FSYNC=1 PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -timeout 30m $$($(GO) list ./... | grep -v '/explainacc$$')
-	cd perf && SCHEDQ_ETCD_UNSAFE_NO_FSYNC=1 $(GO) test -count=1 -timeout 30m ./explainacc/
+	cd perf && SCHEDQ_ETCD_UNSAFE_NO_FSYNC=1 PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -ldflags=$(TEST_LDFLAGS) -timeout 30m $$($(GO) list ./... | grep -v '/explainacc$$')
+	cd perf && SCHEDQ_ETCD_UNSAFE_NO_FSYNC=1 $(GO) test -count=1 -ldflags=$(TEST_LDFLAGS) -timeout 30m ./explainacc/
 
 # The monitoring mixin (mixin/): go-jsonnet and promtool are tools of
 # hack/mixin-tools, a module of its own, so Prometheus' dependencies stay
@@ -53,7 +57,7 @@ mixin: ## render mixin/ → mixin/rendered (rules, PrometheusRule, dashboard)
 	$(MIXIN_TOOLS) tool jsonnet -S -c -m ../../mixin/rendered ../../mixin/render.jsonnet >/dev/null
 
 test-mixin:
-	$(MIXIN_TOOLS) vet ./... && $(GO) test -count=1 ./...
+	$(MIXIN_TOOLS) vet ./... && $(GO) test -count=1 -ldflags=$(TEST_LDFLAGS) ./...
 	cd hack/mixin-status && $(GO) vet ./...
 
 # A real Prometheus (Debian's prometheus package, installed by the script
@@ -172,14 +176,17 @@ fuzz: ## each fuzz target for FUZZTIME
 	  pkg=$$(grep -rl "func $$t(" --include=*_test.go . | head -1 | xargs dirname); \
 	  echo "== $$t ($$pkg)"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
 
-lint: lint-root lint-perf ## go vet both modules, gofmt, no replace directives in the root module
+lint: lint-root lint-perf verify-gates ## go vet both modules, gofmt, no replace directives in the root module, the generated gates current
 
 lint-root: ## go vet the root module, gofmt, no replace directives in it
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	@! grep -q '^replace\|^\s*replace' go.mod || { echo "root go.mod must have no replace directives (go install must work)"; exit 1; }
 
-lint-perf: upstreamqueue verify-gates ## go vet the perf module; the generated gates current
+# The generated gates are checked by make lint and, in CI, by make test
+# (perf/internal/gatestable's TestKnownGates): verify-gates links a
+# control plane to read them, so lint-perf leaves it out.
+lint-perf: upstreamqueue ## go vet the perf module
 	cd perf && $(GO) vet ./...
 
 # Release: goreleaser (.goreleaser.yaml) is the one release build. At a tag,
