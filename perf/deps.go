@@ -12,4 +12,5 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler/app"
 	_ "k8s.io/kubernetes/pkg/scheduler/backend/queue"
+	_ "k8s.io/kubernetes/test/integration/scheduler_perf"
 )

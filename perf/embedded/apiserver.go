@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/pflag"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apiserver/pkg/server/flagz"
 	"k8s.io/client-go/rest"
 
 	"k8s.io/kubernetes/cmd/kube-apiserver/app"
@@ -25,23 +26,25 @@ import (
 )
 
 // apiserverFlags are kube-apiserver's flags for the embedded control plane,
-// besides the file paths and ports that change per start.
+// besides the file paths and ports that change per start and the
+// authorization modes (defaultAuthorizationModes unless Options say).
 //
-//   - RBAC is on, as in kubeadm clusters, so that read-only identities and a
-//     /metrics 403 behave as they do in real clusters.
 //   - ServiceAccount admission is off: no controller creates the default
 //     service account. TaintNodesByCondition is off: it taints every new Node
 //     not-ready and nothing here removes the taint. Priority is off, as in
 //     scheduler_perf, so workloads may set spec.priority directly.
 //   - No endpoint reconciler: there is no kubernetes Service to keep.
 var apiserverFlags = []string{
-	"--authorization-mode=Node,RBAC",
 	"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition,Priority",
 	"--endpoint-reconciler-type=none",
 	"--service-cluster-ip-range=10.0.0.0/16",
 	"--service-account-issuer=https://kubernetes.default.svc",
 	"--allow-privileged=true",
 }
+
+// defaultAuthorizationModes turn RBAC on, as in kubeadm clusters, so that
+// read-only identities and a /metrics 403 behave as they do in real clusters.
+var defaultAuthorizationModes = []string{"Node", "RBAC"}
 
 // runtimeConfig is upstream's scheduler_perf rule (mustSetupCluster,
 // util.go v1.37.2) for the API versions a workload's gates need beyond the
@@ -73,11 +76,17 @@ type apiserver struct {
 // server chain (what `kube-apiserver` does after parsing its flags) and runs
 // it on a loopback listener. It returns once the server is started; the
 // caller waits for /readyz.
-func startAPIServer(etcdURL string, f *files, runtimeConfig []string) (*apiserver, error) {
+func startAPIServer(etcdURL string, f *files, authorizationModes, runtimeConfig []string) (*apiserver, error) {
 	s := options.NewServerRunOptions()
 	fs := pflag.NewFlagSet("kube-apiserver", pflag.ContinueOnError)
-	for _, set := range s.Flags().FlagSets {
+	namedFlagSets := s.Flags()
+	for _, set := range namedFlagSets.FlagSets {
 		fs.AddFlagSet(set)
+	}
+	// /flagz, as the kube-apiserver command serves it.
+	s.Flagz = flagz.NamedFlagSetsReader{FlagSets: namedFlagSets}
+	if len(authorizationModes) == 0 {
+		authorizationModes = defaultAuthorizationModes
 	}
 	args := append([]string{
 		"--etcd-servers=" + etcdURL,
@@ -87,6 +96,7 @@ func startAPIServer(etcdURL string, f *files, runtimeConfig []string) (*apiserve
 		"--token-auth-file=" + f.tokens,
 		"--service-account-key-file=" + f.saKey,
 		"--service-account-signing-key-file=" + f.saKey,
+		"--authorization-mode=" + strings.Join(authorizationModes, ","),
 	}, apiserverFlags...)
 	if len(runtimeConfig) > 0 {
 		args = append(args, "--runtime-config="+strings.Join(runtimeConfig, ","))

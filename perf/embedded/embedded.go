@@ -46,7 +46,6 @@ import (
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/bound"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/outfile"
-	"github.com/kubectl-schedq/kubectl-schedq/pkg/workload"
 )
 
 // ErrPortInUse is returned (wrapped) when Options.QueuePort is taken.
@@ -121,6 +120,11 @@ type Options struct {
 	// APIService's backend then verifies the aggregator as a real one
 	// does, against ControlPlane.FrontProxyCA.
 	FrontProxy bool
+
+	// AuthorizationModes is kube-apiserver's --authorization-mode; empty is
+	// Node,RBAC, as kubeadm sets it, so that identities get only what RBAC
+	// grants them.
+	AuthorizationModes []string
 }
 
 // FrontProxyClientName is the common name of the aggregator's client
@@ -264,7 +268,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	if err := applyFeatureGates(opts.FeatureGates); err != nil {
 		return nil, err
 	}
-	cp.apiserver, err = startAPIServer(etcdURL, f, runtimeConfig(opts.FeatureGates))
+	cp.apiserver, err = startAPIServer(etcdURL, f, opts.AuthorizationModes, runtimeConfig(opts.FeatureGates))
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	basecompatibility "k8s.io/component-base/compatibility"
 	"k8s.io/component-base/metrics/legacyregistry"
 
+	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/clusterconfig"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 )
@@ -47,23 +48,13 @@ func (p Provider) Start(ctx context.Context, spec provider.Spec) (*provider.Inst
 			return nil, err
 		}
 	}
-	// etcd in a process of its own, as upstream's harness runs it: in
-	// process, its writes wait on the other components and throughput on
-	// 2 cores halves. Without an etcd binary (make etcd), in process.
-	var etcd *EtcdProcess
-	var etcdServers []string
-	if bin, ok := FindEtcdBinary(); ok {
-		if etcd, err = StartEtcdProcess(ctx, bin, spec.Log); err != nil {
-			return nil, err
-		}
-		etcdServers = []string{etcd.URL}
+	// etcd in a process of its own, with upstream's harness's flags and its
+	// WAL fsynced (EtcdProcess).
+	etcd, err := StartEtcdProcess(ctx, spec.Log)
+	if err != nil {
+		return nil, err
 	}
-	stopEtcd := func() error {
-		if etcd == nil {
-			return nil
-		}
-		return etcd.Stop()
-	}
+	stopEtcd := etcd.Stop
 	source := spec.Workload.SchedulerConfigPath
 	if source == "" {
 		source = "(default)"
@@ -74,8 +65,13 @@ func (p Provider) Start(ctx context.Context, spec provider.Spec) (*provider.Inst
 		SchedulerConfigSource: source,
 		LogOutput:             spec.Log,
 		LogLevel:              spec.LogLevel,
-		EtcdServers:           etcdServers,
-		RecordPops:            p.RecordPops,
+		EtcdServers:           []string{etcd.URL},
+		// kube-apiserver's default, which upstream's harness keeps
+		// (cmd/kube-apiserver/app/testing.StartTestServer): authorizing
+		// every request with RBAC costs about 1% of the control plane's
+		// CPU in a workload run (docs/results.md).
+		AuthorizationModes: []string{"AlwaysAllow"},
+		RecordPops:         p.RecordPops,
 	})
 	if err != nil {
 		stopEtcd()
@@ -94,6 +90,12 @@ func (p Provider) Start(ctx context.Context, spec provider.Spec) (*provider.Inst
 	})
 	inst.StartDuration = cp.StartDuration
 	inst.Backend = cp
+	inst.Configuration = clusterconfig.Read(ctx, clusterconfig.Inputs{
+		APIServer:        cp.RESTConfig,
+		Gather:           legacyregistry.DefaultGatherer.Gather,
+		SchedulerClient:  cp.sched.clientConfig,
+		SchedulerProcess: "cmd/kube-scheduler/app (Setup, Run), in the workload's process",
+	})
 	return inst, nil
 }
 

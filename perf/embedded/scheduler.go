@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/rest"
 	"k8s.io/component-base/configz"
 	// kubernetes_build_info, as kube-scheduler's main registers it.
 	_ "k8s.io/component-base/metrics/prometheus/version"
@@ -111,12 +112,14 @@ func writeSchedulerConfig(cfg *config.KubeSchedulerConfiguration, kubeconfig, pa
 
 // kubeScheduler is a running kube-scheduler.
 type kubeScheduler struct {
-	sched      *scheduler.Scheduler
-	metricsURL string
-	inFlight   *inFlightRecorder
-	cancel     context.CancelFunc
-	done       chan struct{} // closed when app.Run has returned
-	err        error         // app.Run's error, once done is closed
+	sched *scheduler.Scheduler
+	// clientConfig is the configuration of its client to kube-apiserver.
+	clientConfig *rest.Config
+	metricsURL   string
+	inFlight     *inFlightRecorder
+	cancel       context.CancelFunc
+	done         chan struct{} // closed when app.Run has returned
+	err          error         // app.Run's error, once done is closed
 }
 
 // startScheduler starts kube-scheduler through cmd/kube-scheduler/app: its
@@ -176,11 +179,12 @@ func startScheduler(f *files, podMaxInUnschedulable time.Duration, outOfTree fra
 	opts.ComponentGlobalsRegistry.AddMetrics()
 	rec := newInFlightRecorder(sched, recordPops)
 	s := &kubeScheduler{
-		sched:      sched,
-		metricsURL: "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.SecureServing.BindPort)) + "/metrics",
-		inFlight:   rec,
-		cancel:     cancel,
-		done:       make(chan struct{}),
+		sched:        sched,
+		clientConfig: cc.KubeConfig,
+		metricsURL:   "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.SecureServing.BindPort)) + "/metrics",
+		inFlight:     rec,
+		cancel:       cancel,
+		done:         make(chan struct{}),
 	}
 	go func() {
 		defer close(s.done)

@@ -6,6 +6,8 @@ package runnertest
 import (
 	"bytes"
 	"context"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-schedq/kubectl-schedq/perf/embedded"
+	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/clusterconfig"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/collect"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/provider"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
@@ -46,6 +49,7 @@ func runEmbedded(t *testing.T, s *workload.Selected) *runner.Result {
 		t.Fatal(err)
 	}
 	defer inst.Stop(ctx)
+	checkConfiguration(t, inst.Configuration)
 	var progress, warnings bytes.Buffer
 	runLabels := map[string]string{runner.RunLabelKey: "test"}
 	res, err := runner.Run(ctx, s, inst.Cluster, runner.Options{
@@ -82,6 +86,32 @@ func runEmbedded(t *testing.T, s *workload.Selected) *runner.Result {
 		}
 	}
 	return res
+}
+
+// checkConfiguration: the provider reports the cluster it set up, and that
+// is upstream's harness's: etcd a process of its own on a unix socket, its
+// WAL fsynced unless the tests turned that off, every request allowed.
+func checkConfiguration(t *testing.T, c *runner.Configuration) {
+	t.Helper()
+	if c == nil {
+		t.Fatal("the embedded provider reports no configuration")
+	}
+	fsync := strconv.FormatBool(os.Getenv(embedded.EtcdUnsafeNoFsyncEnv) == "")
+	for key, want := range map[string]string{
+		clusterconfig.KeyAuthorization: "[AlwaysAllow]",
+		clusterconfig.KeyEtcdServers:   "[unix://DIR/etcd.sock]",
+		clusterconfig.KeyEtcdFsync:     fsync,
+	} {
+		if got := c.Settings[key]; got != want {
+			t.Errorf("configuration %q = %q, want %q", key, got, want)
+		}
+	}
+	if got := c.Settings[clusterconfig.KeyEtcd]; !strings.Contains(got, "process of its own") {
+		t.Errorf("configuration %q = %q, want etcd in a process of its own", clusterconfig.KeyEtcd, got)
+	}
+	if !c.FeatureGates["SchedulerPopFromBackoffQ"] {
+		t.Errorf("configuration's gates %v: SchedulerPopFromBackoffQ is not on", c.FeatureGates)
+	}
 }
 
 func metricItems(items []collect.DataItem, metric string) []collect.DataItem {

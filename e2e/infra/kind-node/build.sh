@@ -39,6 +39,8 @@ v1.36.3) ETCD_TAG=3.6.8-0 COREDNS_TAG=v1.14.2 PAUSE_TAG=3.10.2 ;;
 v1.37.2) ETCD_TAG=3.7.0-0 COREDNS_TAG=v1.14.6 PAUSE_TAG=3.10.2 ;;
 *) die "KUBE_VERSION=$KUBE_VERSION: no row for it in e2e/infra/kind-node/build.sh (v1.34.4, v1.35.4, v1.36.3, v1.37.2 have one; add the images of \`kubeadm config images list --kubernetes-version $KUBE_VERSION\`)" ;;
 esac
+# The CoreDNS plugins kubeadm's Corefile names (prometheus is plugin/metrics).
+COREDNS_PLUGINS="cache errors forward health kubernetes loadbalance loop metrics ready reload"
 KUBE_MINOR=${KUBE_VERSION#v1.}
 KUBE_MINOR=${KUBE_MINOR%%.*}
 SUITE=bookworm
@@ -131,11 +133,28 @@ if [ "$(cd "$MOD/k8s" && "$GO" list -m -f '{{.Version}}' go.etcd.io/etcd/server/
 		"$GO" mod tidy
 	) >"$OUT/logs/mod-etcd.log" 2>&1 || { tail -20 "$OUT/logs/mod-etcd.log" >&2; die "generating the etcd module failed"; }
 fi
+# CoreDNS with the plugins of the Corefile kubeadm deploys (its
+# CoreDNSConfigMap: errors, health, ready, kubernetes, prometheus, forward,
+# cache, loop, reload, loadbalance), as CoreDNS's own main with a shorter
+# plugin.cfg would build it: the same server and plugin code, without the
+# cloud providers' SDKs of the other plugins, which are most of what a full
+# build compiles (docs/development.md, CI).
 (
 	cd "$MOD/coredns"
 	"$GO" mod init github.com/kubectl-schedq/kubectl-schedq/e2e/infra/kind-node/coredns
 	"$GO" mod edit -require "github.com/coredns/coredns@$COREDNS_TAG"
-	tools . github.com/coredns/coredns
+	{
+		echo '// Command coredns is CoreDNS with the plugins of kubeadm'"'"'s Corefile.'
+		echo 'package main'
+		echo
+		echo 'import ('
+		echo '	"github.com/coredns/coredns/coremain"'
+		echo
+		for p in $COREDNS_PLUGINS; do echo "	_ \"github.com/coredns/coredns/plugin/$p\""; done
+		echo ')'
+		echo
+		echo 'func main() { coremain.Run() }'
+	} >main.go
 	"$GO" mod tidy
 ) >"$OUT/logs/mod-coredns.log" 2>&1 || { tail -20 "$OUT/logs/mod-coredns.log" >&2; die "generating the coredns module failed"; }
 
@@ -156,7 +175,7 @@ k8s_key=$(cat "$MOD"/k8s/go.{mod,sum} <(echo "$KUBE_LDFLAGS $("$GO" env GOVERSIO
 K8S_BIN=$CACHE/k8s-$KUBE_VERSION-$k8s_key
 etcd_key=$(cat "$ETCD_MOD"/go.{mod,sum} <(echo "etcd $("$GO" env GOVERSION)") | hash)
 ETCD_BIN=$CACHE/etcd-$ETCD_TAG-$etcd_key
-coredns_key=$(cat "$MOD"/coredns/go.{mod,sum} <(echo "$("$GO" env GOVERSION)") | hash)
+coredns_key=$(cat "$MOD"/coredns/{go.mod,go.sum,main.go} <(echo "$("$GO" env GOVERSION)") | hash)
 COREDNS_BIN=$CACHE/coredns-$COREDNS_TAG-$coredns_key
 PAUSE_BIN=$CACHE/pause-$PAUSE_TAG
 
@@ -191,7 +210,7 @@ job_etcd() {
 
 job_coredns() {
 	[ -x "$COREDNS_BIN" ] && return
-	(cd "$MOD/coredns" && CGO_ENABLED=0 "$GO" build -trimpath -ldflags '-s -w' -o "$COREDNS_BIN.tmp" github.com/coredns/coredns)
+	(cd "$MOD/coredns" && CGO_ENABLED=0 "$GO" build -trimpath -ldflags '-s -w' -o "$COREDNS_BIN.tmp" .)
 	mv "$COREDNS_BIN.tmp" "$COREDNS_BIN"
 }
 

@@ -1,13 +1,16 @@
 // Command perfcompare sets the SchedulingThroughput that upstream's
 // scheduler_perf harness measured beside the one schedq-perf measured for
-// the same workload, run after run, and prints their medians and ratio, and
-// how fast schedq-perf created the pods compared with how fast the scheduler
-// bound them. `make perf-compare-upstream` runs it.
+// the same workload, run after run, with the load average around each run
+// and each side's configuration (read from its running cluster by package
+// clusterconfig) side by side, and prints the medians and their ratio.
+// hack/perf-compare-upstream.sh (make perf-compare-upstream) runs it.
 //
-//	perfcompare -upstream DIR -ours DIR [-workload SchedulingBasic/500Nodes]
+//	perfcompare -upstream DIR -ours DIR -workload SchedulingBasic/500Nodes_5000Pods [-o FILE]
 //
 // Each DIR holds one subdirectory per run, with upstream's
-// BenchmarkPerfScheduling_*.json (and, for schedq-perf, its results.json).
+// BenchmarkPerfScheduling_*.json and schedq-configuration.json (upstream) or
+// results.json (schedq-perf), and a file load: the load averages before and
+// after the run.
 package main
 
 import (
@@ -16,21 +19,28 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/kubectl-schedq/kubectl-schedq/perf/internal/clusterconfig"
+	"github.com/kubectl-schedq/kubectl-schedq/pkg/metricscrape"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/collect"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/report"
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/perf/runner"
 )
 
+// configurationFile is perf/upstreambench's ConfigurationFile.
+const configurationFile = "schedq-configuration.json"
+
 func main() {
 	upstream := flag.String("upstream", "", "directory of upstream's runs")
 	ours := flag.String("ours", "", "directory of schedq-perf's runs")
-	workloadName := flag.String("workload", "SchedulingBasic/500Nodes", "test case/workload whose throughput to compare")
+	workloadName := flag.String("workload", "SchedulingBasic/500Nodes_5000Pods", "test case/workload whose throughput to compare")
 	tolerance := flag.Float64("tolerance", 0.10, "the ratio's target: within 1±tolerance")
 	strict := flag.Bool("strict", false, "exit 1 when the ratio is outside the target")
 	out := flag.String("o", "", "also write the comparison to this file")
@@ -61,6 +71,8 @@ type run struct {
 	average, perc50   float64
 	creation          float64 // schedq-perf only
 	schedulingSeconds float64
+	load              string // "before → after" (1-minute averages)
+	config            *runner.Configuration
 }
 
 func compare(w io.Writer, upstreamDir, oursDir, workloadName string, tolerance float64) (bool, error) {
@@ -74,7 +86,7 @@ func compare(w io.Writer, upstreamDir, oursDir, workloadName string, tolerance f
 	}
 	fmt.Fprintf(w, "%s, SchedulingThroughput (pods/s), upstream's scheduler_perf vs schedq-perf, same machine, runs interleaved\n\n", workloadName)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "run\tupstream Average\tPerc50\tschedq-perf Average\tPerc50\tours/upstream\tpod creation (pods/s)\tcreation/throughput\t")
+	fmt.Fprintln(tw, "run\tupstream Average\tPerc50\tload\tschedq-perf Average\tPerc50\tload\tours/upstream\tpod creation (pods/s)\tcreation/throughput\t")
 	n := max(len(up), len(us))
 	for i := 0; i < n; i++ {
 		var u, o run
@@ -84,13 +96,13 @@ func compare(w io.Writer, upstreamDir, oursDir, workloadName string, tolerance f
 		if i < len(us) {
 			o = us[i]
 		}
-		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.0f\t%s\t\n", i+1, u.average, u.perc50, o.average, o.perc50,
+		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%s\t%.1f\t%.1f\t%s\t%s\t%.0f\t%s\t\n", i+1, u.average, u.perc50, u.load, o.average, o.perc50, o.load,
 			report.Ratio(o.average, u.average, o.average > 0, u.average > 0), o.creation, report.Ratio(o.creation, o.average, o.creation > 0, o.average > 0))
 	}
 	mu, mo := median(up, func(r run) float64 { return r.average }), median(us, func(r run) float64 { return r.average })
 	mu50, mo50 := median(up, func(r run) float64 { return r.perc50 }), median(us, func(r run) float64 { return r.perc50 })
 	mc := median(us, func(r run) float64 { return r.creation })
-	fmt.Fprintf(tw, "median\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.0f\t%s\t\n", mu, mu50, mo, mo50, report.Ratio(mo, mu, true, true), mc, report.Ratio(mc, mo, true, true))
+	fmt.Fprintf(tw, "median\t%.1f\t%.1f\t\t%.1f\t%.1f\t\t%s\t%.0f\t%s\t\n", mu, mu50, mo, mo50, report.Ratio(mo, mu, true, true), mc, report.Ratio(mc, mo, true, true))
 	if err := tw.Flush(); err != nil {
 		return false, err
 	}
@@ -102,9 +114,97 @@ func compare(w io.Writer, upstreamDir, oursDir, workloadName string, tolerance f
 	}
 	fmt.Fprintf(w, "\nmedian Average: schedq-perf %.1f pods/s, upstream %.1f pods/s, ratio %.3f: %s the ±%.0f%% target\n", mo, mu, ratio, verdict, tolerance*100)
 	if mc > 0 {
-		fmt.Fprintf(w, "schedq-perf created the measured pods at %.0f pods/s, %.1f× the scheduler's throughput (the harness must be ≥ 2×)\n", mc, mc/mo)
+		fmt.Fprintf(w, "schedq-perf created the measured pods at %.0f pods/s, %.1f× the scheduler's throughput\n", mc, mc/mo)
 	}
-	return within, nil
+	fmt.Fprintln(w)
+	return within, printConfigurations(w, up, us)
+}
+
+// printConfigurations sets the two sides' configurations side by side:
+// every setting, the queue's feature gates and any other gate that differs.
+// A setting that differs between runs of one side is shown per run.
+func printConfigurations(w io.Writer, up, us []run) error {
+	fmt.Fprintln(w, "configuration, read from each side's running cluster (* where the sides differ)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\tsetting\tupstream's harness\tschedq-perf\t")
+	settings := func(rs []run, key string) string {
+		return distinct(rs, "(not recorded)", func(c *runner.Configuration) (string, bool) {
+			v, ok := c.Settings[key]
+			return v, ok
+		})
+	}
+	gates := func(rs []run, gate string) string {
+		return distinct(rs, "?", func(c *runner.Configuration) (string, bool) {
+			on, ok := c.FeatureGates[gate]
+			return fmt.Sprint(on), ok
+		})
+	}
+	row := func(name, u, o string) {
+		mark := ""
+		if u != o {
+			mark = "*"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", mark, name, u, o)
+	}
+	keys := slices.Clone(clusterconfig.Keys)
+	for _, rs := range [][]run{up, us} {
+		for _, r := range rs {
+			if r.config == nil {
+				continue
+			}
+			for _, k := range slices.Sorted(maps.Keys(r.config.Settings)) {
+				if !slices.Contains(keys, k) {
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	for _, k := range keys {
+		row(k, settings(up, k), settings(us, k))
+	}
+	all := map[string]bool{}
+	for _, rs := range [][]run{up, us} {
+		for _, r := range rs {
+			if r.config != nil {
+				for g := range r.config.FeatureGates {
+					all[g] = true
+				}
+			}
+		}
+	}
+	differ := 0
+	for _, g := range slices.Sorted(maps.Keys(all)) {
+		u, o := gates(up, g), gates(us, g)
+		if slices.Contains(metricscrape.QueueGates, g) || u != o {
+			row("feature gate "+g, u, o)
+		}
+		if u != o {
+			differ++
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%d feature gates read on each side; %d differ\n", len(all), differ)
+	return nil
+}
+
+// distinct is the values get reads from the runs' configurations (missing
+// where a run has none), each once, in run order, joined by " | ".
+func distinct(rs []run, missing string, get func(*runner.Configuration) (string, bool)) string {
+	var vals []string
+	for _, r := range rs {
+		v := missing
+		if r.config != nil {
+			if got, ok := get(r.config); ok {
+				v = got
+			}
+		}
+		if !slices.Contains(vals, v) {
+			vals = append(vals, v)
+		}
+	}
+	return strings.Join(vals, " | ")
 }
 
 func median(rs []run, f func(run) float64) float64 {
@@ -160,7 +260,7 @@ func natLess(a, b string) bool {
 }
 
 func readRun(dir, workloadName string, withResults bool) (run, error) {
-	r := run{name: dir}
+	r := run{name: dir, load: readLoad(filepath.Join(dir, "load"))}
 	files, _ := filepath.Glob(filepath.Join(dir, "BenchmarkPerfScheduling*.json"))
 	if len(files) == 0 {
 		return r, fmt.Errorf("%s: no BenchmarkPerfScheduling*.json", dir)
@@ -182,6 +282,13 @@ func readRun(dir, workloadName string, withResults bool) (run, error) {
 		return r, fmt.Errorf("%s: no SchedulingThroughput item for %s", dir, workloadName)
 	}
 	if !withResults {
+		if b, err := os.ReadFile(filepath.Join(dir, configurationFile)); err == nil {
+			var configs map[string]*runner.Configuration
+			if err := json.Unmarshal(b, &configs); err != nil {
+				return r, fmt.Errorf("%s: %w", filepath.Join(dir, configurationFile), err)
+			}
+			r.config = configs[workloadName]
+		}
 		return r, nil
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "results.json"))
@@ -196,6 +303,7 @@ func readRun(dir, workloadName string, withResults bool) (run, error) {
 		if res.TestCase+"/"+res.Workload != workloadName {
 			continue
 		}
+		r.config = res.Configuration
 		for _, w := range res.Windows {
 			for _, op := range res.Ops {
 				if op.Opcode == "createPods" && op.Start <= w.End && op.End >= w.Start && op.CreateRate > r.creation {
@@ -207,4 +315,20 @@ func readRun(dir, workloadName string, withResults bool) (run, error) {
 		return r, nil
 	}
 	return r, errors.New(dir + ": results.json has no " + workloadName)
+}
+
+// readLoad reads the file's lines of /proc/loadavg (before and after the
+// run) as "1-minute before → after"; "" when there is no file.
+func readLoad(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	var first []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			first = append(first, f[0])
+		}
+	}
+	return strings.Join(first, "→")
 }

@@ -73,6 +73,9 @@ type Instance struct {
 	// Removed says what Stop removed ("3300 pods, 50 nodes, …"), once it
 	// has run; empty when it deleted a whole cluster.
 	Removed string
+	// Configuration is how the cluster is set up, as the provider read it
+	// back; nil when it does not say. The run records it in its result.
+	Configuration *runner.Configuration
 	// Backend is the provider's own handle on the cluster (the embedded
 	// control plane, whose queue is the ground truth); nil when there is
 	// nothing more to reach than Cluster.

@@ -159,6 +159,7 @@ func runChild(ctx context.Context, spec ChildSpec, stderr io.Writer, parentGone 
 	})
 	res = got
 	res.FeatureGates, res.EmulationVersion, res.StartupDuration = gates, emulation, inst.StartDuration
+	res.Configuration = inst.Configuration
 	// Clean up whatever happened, also after an interrupt.
 	interrupted := ctx.Err() != nil
 	switch {

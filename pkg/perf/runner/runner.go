@@ -152,6 +152,10 @@ type Result struct {
 	EmulationVersion string          `json:"emulationVersion,omitempty"`
 	SchedulerGates   map[string]bool `json:"schedulerGates,omitempty"`
 	SchedulerVersion string          `json:"schedulerVersion,omitempty"`
+	// Configuration is how the provider set the cluster up, as it read it
+	// back after the start (the embedded provider: etcd's command line,
+	// kube-apiserver's /flagz, …); nil when the provider does not say.
+	Configuration *Configuration `json:"configuration,omitempty"`
 
 	Start    time.Time     `json:"start"`
 	Duration time.Duration `json:"duration"`
@@ -181,6 +185,15 @@ type Result struct {
 	Profiles []string `json:"profiles,omitempty"`
 	// Error is the reason the workload failed, empty if it did not.
 	Error string `json:"error,omitempty"`
+}
+
+// Configuration is how a cluster is set up: settings by name (etcd's
+// flags, kube-apiserver's, the scheduler client's QPS, …) and every feature
+// gate the control plane's process reports, so that two runs, or a run and
+// upstream's harness, can be set side by side.
+type Configuration struct {
+	Settings     map[string]string `json:"settings"`
+	FeatureGates map[string]bool   `json:"featureGates,omitempty"`
 }
 
 // Window is one measurement window.
