@@ -108,6 +108,11 @@ type Options struct {
 	// is klog's verbosity (-v).
 	LogOutput io.Writer
 	LogLevel  int
+	// LogToFile, without a LogOutput, writes the logs at LogLevel to a file
+	// in the control plane's directory, removed at Stop: upstream's
+	// scheduler_perf writes each test's log to a file at -v=2, "the default
+	// log level in production", and a workload run pays the same for it.
+	LogToFile bool
 
 	// EtcdServers, when set, is an etcd to use (e.g. an EtcdProcess's URL)
 	// instead of starting one in this process. Stop leaves it running.
@@ -161,6 +166,7 @@ type ControlPlane struct {
 
 	ca         *authority
 	dir        string
+	logFile    *os.File // Options.LogToFile's
 	removeKube bool
 	etcd       interface{ Close() }
 	apiserver  *apiserver
@@ -235,8 +241,6 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 			cp.teardown()
 		}
 	}()
-	logs := configureLogging(opts.LogOutput, opts.LogLevel)
-
 	removeStaleDirs()
 	cp.dir, err = os.MkdirTemp("", tempDirPrefix)
 	if err != nil {
@@ -245,6 +249,15 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	if err := outfile.WriteNew(filepath.Join(cp.dir, pidFile), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
 		return nil, err
 	}
+	logOut := opts.LogOutput
+	if logOut == nil && opts.LogToFile {
+		// A new file in the directory just made: O_EXCL, so never a link.
+		if cp.logFile, err = os.OpenFile(filepath.Join(cp.dir, LogFileName), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
+			return nil, err
+		}
+		logOut = cp.logFile
+	}
+	logs := configureLogging(logOut, opts.LogLevel)
 	f, adminToken, err := cp.writeFiles(schedCfg, opts.FrontProxy)
 	if err != nil {
 		return nil, err
@@ -450,6 +463,9 @@ func (cp *ControlPlane) teardown() error {
 		cp.etcd.Close()
 	}
 	silenceLogging()
+	if cp.logFile != nil {
+		cp.logFile.Close()
+	}
 	if cp.removeKube {
 		if err := os.Remove(cp.KubeconfigPath); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
@@ -701,7 +717,10 @@ func poll(ctx context.Context, cond func() (bool, error)) error {
 // os.TempDir, with the owning process's id in pidFile.
 const (
 	tempDirPrefix = "schedq-embedded-"
-	pidFile       = "pid"
+	// LogFileName is Options.LogToFile's file in the control plane's
+	// directory.
+	LogFileName = "control-plane.log"
+	pidFile     = "pid"
 )
 
 // staleDirAge is how old a directory without a pid file must be before it

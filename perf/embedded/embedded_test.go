@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -39,7 +40,10 @@ func TestControlPlane(t *testing.T) {
 	goroutinesBefore := runtime.NumGoroutine()
 
 	const leftover = 7 * time.Minute
-	cp := startForTest(t, Options{Nodes: 3, KubeconfigPath: kubeconfigOut, PodMaxInUnschedulablePodsDuration: leftover})
+	// Logs as a workload run writes them (Provider): upstream's harness's
+	// level, into a file that Stop removes.
+	cp := startForTest(t, Options{Nodes: 3, KubeconfigPath: kubeconfigOut, PodMaxInUnschedulablePodsDuration: leftover,
+		LogToFile: true, LogLevel: HarnessLogVerbosity})
 	client := cp.Client()
 	ctx := context.Background()
 
@@ -95,6 +99,21 @@ func TestControlPlane(t *testing.T) {
 	t.Run("pods are bound", func(t *testing.T) {
 		createPods(t, client, "small", 30, nil)
 		waitBound(t, client, "small", 30, 30*time.Second)
+	})
+
+	t.Run("the logs are in the control plane's file at -v=2", func(t *testing.T) {
+		// The scheduler's V(2) line for every binding, as upstream's
+		// harness logs it.
+		eventually(t, 10*time.Second, func() string {
+			b, err := os.ReadFile(filepath.Join(cp.dir, LogFileName))
+			if err != nil {
+				return err.Error()
+			}
+			if n := strings.Count(string(b), "Successfully bound pod to node"); n < 30 {
+				return fmt.Sprintf("%d bindings logged in %s, want 30", n, LogFileName)
+			}
+			return ""
+		})
 	})
 
 	extra := map[string]string{"schedq.test/pool": "extra"}

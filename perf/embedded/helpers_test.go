@@ -27,7 +27,9 @@ import (
 func startForTest(t *testing.T, opts Options) *ControlPlane {
 	t.Helper()
 	logs := &testsupport.TailBuffer{Max: 64 << 10}
-	opts.LogOutput = logs
+	if !opts.LogToFile {
+		opts.LogOutput = logs
+	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("control plane logs (tail):\n%s", logs)

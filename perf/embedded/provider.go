@@ -37,6 +37,9 @@ type Provider struct {
 // Name implements provider.Provider.
 func (Provider) Name() string { return provider.NameEmbedded }
 
+// HarnessLogVerbosity is upstream's scheduler_perf's DefaultLoggingVerbosity.
+const HarnessLogVerbosity = 2
+
 // Start implements provider.Provider.
 func (p Provider) Start(ctx context.Context, spec provider.Spec) (*provider.Instance, error) {
 	cfg, err := provider.SchedulerConfigFrom(spec.Workload.SchedulerConfig, spec.Workload.SchedulerConfigPath)
@@ -59,12 +62,20 @@ func (p Provider) Start(ctx context.Context, spec provider.Spec) (*provider.Inst
 	if source == "" {
 		source = "(default)"
 	}
+	// Logs shown (-v) are at the level asked for; else at upstream's
+	// harness's level, into a file, so that logging costs what it costs
+	// upstream.
+	logLevel := spec.LogLevel
+	if spec.Log == nil {
+		logLevel = HarnessLogVerbosity
+	}
 	cp, err := Start(ctx, Options{
 		FeatureGates:          spec.FeatureGates,
 		SchedulerConfigData:   cfg,
 		SchedulerConfigSource: source,
 		LogOutput:             spec.Log,
-		LogLevel:              spec.LogLevel,
+		LogLevel:              logLevel,
+		LogToFile:             spec.Log == nil,
 		EtcdServers:           []string{etcd.URL},
 		// kube-apiserver's default, which upstream's harness keeps
 		// (cmd/kube-apiserver/app/testing.StartTestServer): authorizing
