@@ -101,12 +101,16 @@ func TestREADME_claims(t *testing.T) {
 	sameFigure(t, docs, "the plugin's size",
 		regexp.MustCompile(`(?:weighs|Stripped linux/amd64 plugin) \*\*([0-9.]+ MB)\*\*`), "README.md", "docs/results.md")
 
-	// One current fidelity ratio: the fidelity table's, quoted by the
-	// performance runs' table and the README's summary.
-	sameFigure(t, docs, "the runner's fidelity ratio", regexp.MustCompile(
-		`(?:\| WAL fsynced, as upstream's harness runs etcd \(the default now\) \|[^\n]*?|`+
-			"`make perf-compare-upstream` \\(3 interleaved runs, load 8–9\\) \\| median ratio |"+
-			`SchedulingBasic at )\*\*([0-9.]+×)\*\*`), "README.md", "docs/results.md")
+	// One current fidelity ratio per workload: the fidelity table's
+	// (make perf-compare-upstream's set), quoted by the performance runs'
+	// table and the README's summary.
+	sameFigure(t, docs, "the runner's fidelity ratio on SchedulingBasic", regexp.MustCompile(
+		"(?:\\| 1 \\(`make perf-compare-upstream`\\) \\| SchedulingBasic 500/5000 \\|[^\\n]*?|"+
+			"`make perf-compare-upstream` \\(3 interleaved runs per set, v1\\.37\\.2, quiet machine\\) \\| median ratio |"+
+			`SchedulingBasic 500/5000 at )\*\*([0-9.]+×)\*\*`), "README.md", "docs/results.md")
+	sameFigure(t, docs, "the runner's fidelity ratio on SchedulingPodAffinity", regexp.MustCompile(
+		`(?:\| 1 \| SchedulingPodAffinity/500Nodes \|[^\n]*?|\(SchedulingBasic 500/5000\) and |SchedulingPodAffinity at )\*\*([0-9.]+×)\*\*`),
+		"README.md", "docs/results.md")
 
 	// The README's role grants what explain and status read: list on nodes
 	// (explain's gather lists them), on PodGroups (v1.37's pod groups) and
