@@ -251,8 +251,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, retErr error) {
 	}
 	logOut := opts.LogOutput
 	if logOut == nil && opts.LogToFile {
-		// A new file in the directory just made: O_EXCL, so never a link.
-		if cp.logFile, err = os.OpenFile(filepath.Join(cp.dir, LogFileName), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
+		if cp.logFile, err = outfile.CreateNew(filepath.Join(cp.dir, LogFileName), 0o600); err != nil {
 			return nil, err
 		}
 		logOut = cp.logFile

@@ -184,14 +184,7 @@ func (d *Dir) WriteFile(name string, data []byte, perm fs.FileMode) error {
 // link): for a file that is later removed by name, such as a kubeconfig,
 // whose name must be the writer's alone.
 func (d *Dir) WriteNew(name string, data []byte, perm fs.FileMode) error {
-	if err := d.checkName(name); err != nil {
-		return err
-	}
-	path := filepath.Join(d.path, name)
-	f, err := d.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%s exists already: give a path that does not exist", path)
-	}
+	f, err := d.CreateNew(name, perm)
 	if err != nil {
 		return err
 	}
@@ -201,9 +194,23 @@ func (d *Dir) WriteNew(name string, data []byte, perm fs.FileMode) error {
 	}
 	if err != nil {
 		_ = d.root.Remove(name)
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", filepath.Join(d.path, name), err)
 	}
 	return nil
+}
+
+// CreateNew creates name in d, which must not exist (not even as a link),
+// and opens it for writing as it goes (a log): WriteNew's rule for a file
+// that is not written whole. The caller closes it.
+func (d *Dir) CreateNew(name string, perm fs.FileMode) (*os.File, error) {
+	if err := d.checkName(name); err != nil {
+		return nil, err
+	}
+	f, err := d.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("%s exists already: give a path that does not exist", filepath.Join(d.path, name))
+	}
+	return f, err
 }
 
 // Remove removes name from d (a link itself, never its target).
@@ -235,6 +242,18 @@ func WriteNew(path string, data []byte, perm fs.FileMode) error {
 	}
 	defer d.Close()
 	return d.WriteNew(filepath.Base(path), data, perm)
+}
+
+// CreateNew creates path, which must not exist, as Dir.CreateNew does in
+// path's directory.
+func CreateNew(path string, perm fs.FileMode) (*os.File, error) {
+	d, err := openDir(filepath.Dir(path), true)
+	if err != nil {
+		return nil, err
+	}
+	// The file stays open after the directory's root is closed.
+	defer d.Close()
+	return d.CreateNew(filepath.Base(path), perm)
 }
 
 // Stage is a fresh directory inside a Dir where a set of files is written

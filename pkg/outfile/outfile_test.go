@@ -256,3 +256,36 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestCreateNew: a file written as it goes (a log) is created only where
+// nothing is, not even a link, and stays writable after the directory's
+// root is closed.
+func TestCreateNew(t *testing.T) {
+	dir := t.TempDir()
+	f, err := CreateNew(filepath.Join(dir, "log"), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"one\n", "two\n"} {
+		if _, err := f.WriteString(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, filepath.Join(dir, "log")); got != "one\ntwo\n" {
+		t.Errorf("log = %q", got)
+	}
+	if _, err := CreateNew(filepath.Join(dir, "log"), 0o600); err == nil || !strings.Contains(err.Error(), "exists already") {
+		t.Errorf("CreateNew over a file: err = %v, want exists already", err)
+	}
+	mustWrite(t, filepath.Join(dir, "secret"), "secret")
+	mustLink(t, filepath.Join(dir, "secret"), filepath.Join(dir, "link"))
+	if _, err := CreateNew(filepath.Join(dir, "link"), 0o600); err == nil {
+		t.Error("CreateNew opened a link")
+	}
+	if got := mustRead(t, filepath.Join(dir, "secret")); got != "secret" {
+		t.Errorf("the link's target now reads %q", got)
+	}
+}
