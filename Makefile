@@ -154,6 +154,8 @@ perf: build-perf ## the default workload on an embedded control plane → perf/o
 # PERF_PROFILE=DIR also writes a CPU profile of each run's control-plane
 # process (upstream's test binary; schedq-perf's workload process) to DIR;
 # PERF_COMPARE names the comparisons (default: all of hack/perf-compare-upstream.sh's).
+# PERF_SCHEDQ_BIN=FILE compares another schedq-perf binary (docs/results.md:
+# how the 1.37× was reproduced).
 PERF_COMPARE ?=
 PERF_PROFILE ?=
 

@@ -10,7 +10,9 @@
 # Usage: hack/perf-compare-upstream.sh OUT RUNS [NAME ...]
 #   NAME is one of the comparisons below (default: all of them).
 # Environment: GO, PERF_PROFILE=DIR (a CPU profile of each run's control
-# plane process into DIR).
+# plane process into DIR), PERF_SCHEDQ_BIN=FILE (another schedq-perf binary to
+# compare, e.g. an older commit's, run where it lies: with no etcd beside it
+# the binary chooses its own etcd, as it would for a user who built it alone).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -36,6 +38,9 @@ comparisons=(
 want=("$@")
 
 [ -x bin/schedq-perf ] && [ -x bin/etcd ] || { echo "bin/schedq-perf and bin/etcd are missing: make build-perf etcd" >&2; exit 1; }
+schedq=${PERF_SCHEDQ_BIN:-bin/schedq-perf}
+[ -x "$schedq" ] || { echo "PERF_SCHEDQ_BIN=$schedq: not an executable file" >&2; exit 1; }
+echo "== schedq-perf: $schedq$( [ -x "$(dirname "$schedq")/etcd" ] && echo ", with the etcd beside it" || echo ", no etcd binary beside it")"
 rm -rf "$out" && mkdir -p "$out"
 [ -z "$profile" ] || mkdir -p "$profile"
 echo "== upstream's scheduler_perf harness ($(cd perf && "$go" list -m -f '{{.Path}} {{.Version}}' k8s.io/kubernetes)): building perf/upstreambench"
@@ -62,7 +67,7 @@ for c in "${comparisons[@]}"; do
 		echo "== $name run $i/$runs: schedq-perf, $wl (log: $d.log; load $(load))"
 		load >"$d/load"
 		${profile:+env SCHEDQ_PERF_CPUPROFILE="$profile/$name-schedq-perf-$i"} \
-			bin/schedq-perf run "$file" --test-case "$tc" --workload "$w" --out "$d" >"$d.log" 2>&1 ||
+			"$schedq" run "$file" --test-case "$tc" --workload "$w" --out "$d" >"$d.log" 2>&1 ||
 			{ tail -50 "$d.log"; exit 1; }
 		load >>"$d/load"
 	done
