@@ -15,7 +15,9 @@ import (
 // scheduler's own count of attempts by result, against the failures all the
 // events show, is how many the events hide in all; the pods whose latest
 // event is a series are the ones hiding them, each in proportion to how long
-// it has been out of sight.
+// it has been out of sight (its hiddenSpan: a pod moved over and over
+// starts a new event now and then, and each series before it hid failures
+// too).
 
 // Results of scheduler_schedule_attempts_total.
 const (
@@ -76,10 +78,10 @@ func countHidden(in Input, events map[string][]eventSummary, facts map[string]*p
 	return hiddenFailures{known: true, fit: max(failed-seen-accounted, 0)}
 }
 
-// shareHidden gives each pod rejected by plugins whose latest event is a
-// series its share of the hidden failures: in proportion to how long it
-// has been since its last visible failure, which is how long its failures
-// have been out of sight. A pod still rejected by plugins now failed that
+// shareHidden gives each pod rejected by plugins that has an event series
+// its share of the hidden failures: in proportion to how long its failures
+// have been out of sight (hiddenSpan), since the last visible failure of
+// each of its series. A pod still rejected by plugins now failed that
 // way each time. No pod gets more than it can have had: the pods moved
 // together are retried in turn, so a pod fails again at most once per
 // round of all of them at the scheduler's pace (perPod). What is left over
@@ -89,7 +91,7 @@ func shareHidden(pods []*podFacts, h hiddenFailures, now time.Time, perPod time.
 	var lagging []*podFacts
 	total := 0.0
 	for _, f := range pods {
-		if f.state != StatePending || f.category != catFitFailed || !f.lagging {
+		if f.state != StatePending || f.category != catFitFailed || f.hiddenSpan <= 0 {
 			continue
 		}
 		lagging = append(lagging, f)
@@ -99,7 +101,7 @@ func shareHidden(pods []*podFacts, h hiddenFailures, now time.Time, perPod time.
 	for _, f := range lagging {
 		if !h.known {
 			f.attempts = &AttemptsCount{Kind: AttemptsAtLeast, Min: f.failure.Count,
-				Basis: "the pod's latest event is a series, whose later failures the scheduler does not write, and the scheduler's attempts counter is not available to estimate them"}
+				Basis: "the pod's failures are in an event series, whose later failures the scheduler does not write, and the scheduler's attempts counter is not available to estimate them"}
 			continue
 		}
 		share := 0.0
@@ -113,15 +115,15 @@ func shareHidden(pods []*podFacts, h hiddenFailures, now time.Time, perPod time.
 		most := f.failure.Count + int(math.Ceil(h.fit))
 		f.hiddenAttempts = hidden
 		f.attempts = &AttemptsCount{Kind: AttemptsEstimated, Min: f.failure.Count, Max: &most,
-			Basis: fmt.Sprintf("the scheduler counted %.0f failed attempts that no event shows; this pod's share, by the time since its last visible failure (%s) and at most one per round of the %d pods retried in turn: %d",
+			Basis: fmt.Sprintf("the scheduler counted %.0f failed attempts that no event shows; this pod's share, by how long its failures were out of sight (%s, after its event series' last written failures) and at most one per round of the %d pods retried in turn: %d",
 				h.fit, shortDuration(exposure(f, now)), len(lagging), hidden)}
 	}
 }
 
 // exposure is how long f's failures have been out of sight, in seconds (at
 // least a tenth of one).
-func exposure(f *podFacts, now time.Time) float64 {
-	return max(now.Sub(f.failure.Time).Seconds(), 0.1)
+func exposure(f *podFacts, _ time.Time) float64 {
+	return max(f.hiddenSpan.Seconds(), 0.1)
 }
 
 func shortDuration(s float64) string {

@@ -215,4 +215,22 @@ func TestInfer_hiddenAttempts(t *testing.T) {
 			}
 		})
 	}
+	// moved's failures hid in a series from +5 s until a new event (the pod
+	// changed) at +30 s, which is not a series: its latest event shows
+	// nothing hidden, its earlier series does, for 25 s; old's for 30 s.
+	t.Run("a series before the latest event hid failures too", func(t *testing.T) {
+		moved := makePod("moved").cond("Unschedulable", fitMsg, t0.Add(30*time.Second)).obj()
+		events := []corev1.Event{
+			base[0], base[1],
+			failedEvent(moved, fitMsg, t0.Add(time.Second), 1), seriesEvent(moved, fitMsg, t0.Add(1500*time.Millisecond), t0.Add(5*time.Second)),
+			failedEvent(moved, fitMsg, t0.Add(30*time.Second), 1),
+		}
+		in := Input{Now: now, Pods: []*corev1.Pod{old, moved}, Events: events, Metrics: counter(3+4+55, 0, nil)}
+		want := map[string]int{"old": 3 + 30, "moved": 4 + 25}
+		for _, e := range InferUncalibrated(in) {
+			if e.Attempts != want[e.Name] || e.AttemptsCount == nil || e.AttemptsCount.Kind != AttemptsEstimated {
+				t.Errorf("%s: attempts %s, want ~%d", e.Name, FormatAttempts(e), want[e.Name])
+			}
+		}
+	})
 }

@@ -66,6 +66,12 @@ type podFacts struct {
 	// lagging: the pod's latest event is a series, whose later failures
 	// are out of sight.
 	lagging bool
+	// hiddenSpan is how long, in all, the pod's failures could have gone
+	// unwritten: after each series' last written failure, until the pod's
+	// next event began (the pod changed: a new event) or, for the latest,
+	// until now. A pod moved over and over shows a new event now and then
+	// and hides most of its failures in the series between them.
+	hiddenSpan time.Duration
 	// attempts says how the attempts were found, when they were not
 	// counted from the events; hiddenAttempts is the estimate of those the
 	// events hide.
@@ -326,6 +332,18 @@ func (ob *observer) observePod(p *corev1.Pod, evs []eventSummary) *podFacts {
 	consecutiveErrors, lagging, fitCount := 0, false, 0
 	if n := len(mine); n > 0 {
 		lagging = mine[n-1].series
+	}
+	for i, e := range mine {
+		if !e.series {
+			continue
+		}
+		end := now
+		if i+1 < len(mine) {
+			end = mine[i+1].first
+		}
+		if end.After(e.last) {
+			f.hiddenSpan += end.Sub(e.last)
+		}
 	}
 	inErrors := true
 	for i := len(mine) - 1; i >= 0; i-- {
