@@ -118,12 +118,19 @@ func findKubectl(t *testing.T, root string) (path, name string) {
 	if p, err := exec.LookPath("kubectl"); err == nil {
 		return p, "kubectl get pods -A -o json"
 	}
-	p := filepath.Join(t.TempDir(), "getpods")
-	if out, err := exec.Command("go", "build", "-o", p, "./getpods").CombinedOutput(); err != nil {
-		t.Fatalf("no kubectl, and building getpods failed: %v\n%s", err, out)
-	}
+	p := buildGetpods(t)
 	t.Logf("no kubectl binary: comparing with getpods, client-go's list in pages of 500 printed as kubectl's JSON List")
 	return p, getpodsName
+}
+
+// buildGetpods builds ./getpods.
+func buildGetpods(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "getpods")
+	if out, err := exec.Command("go", "build", "-o", p, "./getpods").CombinedOutput(); err != nil {
+		t.Fatalf("building getpods: %v\n%s", err, out)
+	}
+	return p
 }
 
 // getpodsName names ./getpods in the reports (KUBECTL may name a built one).
@@ -189,7 +196,8 @@ const (
 )
 
 // Targets of TestExplainScale: explain -A within the list's time at every
-// size; its time linear in the pods, within noise: its time per pod at each
+// size, kubectl's and a plain client-go list's (getpods -list, client-go's
+// defaults) from plainListFrom pods up; its time linear in the pods, within noise: its time per pod at each
 // size at most scaleLinearTarget times its time per pod at the smallest
 // size; and its peak RSS under scaleRSSTarget per pending pod beyond what it
 // takes with none (some 40 MB, the binary and client-go's own: 40 KB per pod
@@ -198,6 +206,9 @@ const (
 	scaleTarget       = 1.0
 	scaleLinearTarget = 1.25
 	scaleRSSTarget    = 10 << 10 // bytes
+	// Below this many pods explain's fixed work (discovery, the scrape,
+	// the nodes) is a large part of its time and a bare list does none.
+	plainListFrom = 5000
 )
 
 // TestExplainScale grows one embedded control plane through the sizes of
@@ -216,6 +227,7 @@ func TestExplainScale(t *testing.T) {
 	runs := envInt(t, ScaleRunsEnv, 3)
 	plugin, kubectl, kubectlName := speedBinaries(t)
 	rusage := buildMaxRSS(t)
+	getpods := buildGetpods(t)
 	ctx := context.Background()
 	cp := startSpeedControlPlane(t, ctx)
 
@@ -240,7 +252,7 @@ func TestExplainScale(t *testing.T) {
 		if _, err := timed(ctx, rusage, cp.KubeconfigPath, kubectl, "get", "pods", "-A", "-o", "json"); err != nil {
 			t.Fatal(err)
 		}
-		var et, kt, ec, kc []time.Duration
+		var et, kt, ec, kc, pt, pbt []time.Duration
 		for range runs {
 			u, err := timed(ctx, rusage, cp.KubeconfigPath, kubectl, "get", "pods", "-A", "-o", "json")
 			if err != nil {
@@ -252,15 +264,25 @@ func TestExplainScale(t *testing.T) {
 				t.Fatal(err)
 			}
 			et, ec, r.explainRSS = append(et, u.wall), append(ec, u.cpu), max(r.explainRSS, u.rss)
+			if u, err = timed(ctx, rusage, cp.KubeconfigPath, getpods, "-list"); err != nil {
+				t.Fatal(err)
+			}
+			pt = append(pt, u.wall)
+			if u, err = timed(ctx, rusage, cp.KubeconfigPath, getpods, "-list", "-protobuf"); err != nil {
+				t.Fatal(err)
+			}
+			pbt = append(pbt, u.wall)
 		}
 		r.explain, r.list = median(et), median(kt)
+		r.plainList, r.plainListProto = median(pt), median(pbt)
 		r.explainCPU, r.listCPU = median(ec), median(kc)
 		var err error
 		if r.waits, err = explainWaits(ctx, cp.KubeconfigPath, plugin); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%d pods: explain %s [%s], CPU %s, peak %.0f MB; %s %s [%s], CPU %s, peak %.0f MB; explain's requests: %s", n,
-			dur(r.explain), durs(et), dur(r.explainCPU), mb(r.explainRSS), kubectlName, dur(r.list), durs(kt), dur(r.listCPU), mb(r.listRSS), r.waits)
+		t.Logf("%d pods: explain %s [%s], CPU %s, peak %.0f MB; %s %s [%s], CPU %s, peak %.0f MB; client-go list %s [%s], as protobuf %s [%s]; explain's requests: %s", n,
+			dur(r.explain), durs(et), dur(r.explainCPU), mb(r.explainRSS), kubectlName, dur(r.list), durs(kt), dur(r.listCPU), mb(r.listRSS),
+			dur(r.plainList), durs(pt), dur(r.plainListProto), durs(pbt), r.waits)
 		rows = append(rows, r)
 		// Written at every size, so that a run cut short keeps its table.
 		writeReport(t, "scale.md", scaleReport(kubectlName, runs, base, rows))
@@ -273,6 +295,9 @@ func TestExplainScale(t *testing.T) {
 		if ratio := float64(r.explain) / float64(r.list); ratio > scaleTarget {
 			t.Errorf("%d pods: explain -A took %.2f× as long as %s (median %v vs %v), want at most %.1f×", r.pods, ratio, kubectlName, r.explain, r.list, scaleTarget)
 		}
+		if ratio := float64(r.explain) / float64(r.plainList); r.pods >= plainListFrom && ratio > scaleTarget {
+			t.Errorf("%d pods: explain -A took %.2f× as long as a plain client-go list of the pods (median %v vs %v), want at most %.1f×", r.pods, ratio, r.explain, r.plainList, scaleTarget)
+		}
 		if r.explainRSS-base > int64(r.pods)*scaleRSSTarget {
 			t.Errorf("%d pods: explain -A peaked at %.0f MB, %.1f KB per pod above its %.0f MB with none, want under %d KB", r.pods, mb(r.explainRSS), float64(r.explainRSS-base)/float64(r.pods)/1024, mb(base), scaleRSSTarget>>10)
 		}
@@ -281,12 +306,15 @@ func TestExplainScale(t *testing.T) {
 
 // scaleRow is one size of TestExplainScale: medians and peak RSS.
 type scaleRow struct {
-	pods                int
-	events              int // FailedScheduling events when parked
-	explain, list       time.Duration
-	explainCPU, listCPU time.Duration // the commands' own CPU time (median)
-	explainRSS, listRSS int64
-	waits               requestWaits // of one more run of explain, with -v=6
+	pods          int
+	events        int // FailedScheduling events when parked
+	explain, list time.Duration
+	// plainList is getpods -list (client-go's defaults: pages of 500,
+	// JSON), plainListProto the same as protobuf.
+	plainList, plainListProto time.Duration
+	explainCPU, listCPU       time.Duration // the commands' own CPU time (median)
+	explainRSS, listRSS       int64
+	waits                     requestWaits // of one more run of explain, with -v=6
 }
 
 // requestWaits is what explain waited for the API server, by resource: the
@@ -365,6 +393,12 @@ func scaleReport(kubectlName string, runs int, base int64, rows []scaleRow) stri
 			r.explain.Seconds(), r.list.Seconds(), float64(r.explain)/float64(r.list), perThousand(r), growth(rows, i), r.list.Seconds()/k,
 			r.explainCPU.Seconds()/k, r.listCPU.Seconds()/k,
 			mb(r.explainRSS), float64(r.explainRSS)/float64(r.pods)/1024, float64(r.explainRSS-base)/float64(r.pods)/1024, mb(r.listRSS))
+	}
+	fmt.Fprintf(&report, "\nAgainst a plain client-go list of the same pods (getpods -list: pages of 500, client-go's default JSON, nothing printed; and the same as protobuf, which explain reads; medians of %d runs, alternating with the above):\n\n", runs)
+	fmt.Fprintf(&report, "| pending pods | explain -A | client-go list (JSON) | ratio | client-go list (protobuf) | ratio |\n|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&report, "| %d | %.2f s | %.2f s | %.2f | %.2f s | %.2f |\n", r.pods, r.explain.Seconds(),
+			r.plainList.Seconds(), float64(r.explain)/float64(r.plainList), r.plainListProto.Seconds(), float64(r.explain)/float64(r.plainListProto))
 	}
 	fmt.Fprintf(&report, "\nWhere explain waits (one more run with -v=6; time to each page's response headers, summed; pods and events are listed side by side):\n\n")
 	fmt.Fprintf(&report, "| pending pods | pod pages | waiting for pods | per 1k pods | FailedScheduling events | event pages | waiting for events | per 1k pods |\n")

@@ -2,11 +2,17 @@
 // client-go alone: list every pod in pages of 500 (kubectl's default
 // --chunk-size) and print them as one v1 List in kubectl's JSON. It stands in
 // for kubectl where no kubectl binary can be built.
+//
+// With -list it is a plain client-go list: the same pages, client-go's
+// default (JSON) encoding, nothing printed but the count of pods, the
+// least any client-go program that reads every pod takes. -protobuf asks for
+// protobuf, as explain does.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 
@@ -26,9 +32,16 @@ func main() {
 }
 
 func run() error {
+	listOnly := flag.Bool("list", false, "list the pods and print their count only (a plain client-go list)")
+	protobuf := flag.Bool("protobuf", false, "ask for protobuf rather than client-go's default JSON")
+	flag.Parse()
 	cfg, err := genericclioptions.NewConfigFlags(true).ToRESTConfig()
 	if err != nil {
 		return err
+	}
+	if *protobuf {
+		cfg.ContentType = runtime.ContentTypeProtobuf
+		cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
 	}
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -36,10 +49,19 @@ func run() error {
 	}
 	list := &corev1.List{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}}
 	opts := metav1.ListOptions{Limit: 500}
+	count := 0
 	for {
 		page, err := client.CoreV1().Pods(metav1.NamespaceAll).List(context.Background(), opts)
 		if err != nil {
 			return err
+		}
+		count += len(page.Items)
+		if *listOnly {
+			if page.Continue == "" {
+				break
+			}
+			opts.Continue = page.Continue
+			continue
 		}
 		for i := range page.Items {
 			p := &page.Items[i]
@@ -54,6 +76,10 @@ func run() error {
 			break
 		}
 		opts.Continue = page.Continue
+	}
+	if *listOnly {
+		_, err := fmt.Println(count)
+		return err
 	}
 	return (&printers.JSONPrinter{}).PrintObj(list, os.Stdout)
 }
