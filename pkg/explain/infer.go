@@ -112,9 +112,10 @@ func InferUncalibrated(in Input) []Explanation {
 		pfb, pfbKnown = *in.Metrics.PopFromBackoffQ, true
 	}
 	events := indexEvents(in.Events)
-	perPod := pace(events)
+	perPod, fastest := pace(events)
 	if m := in.Metrics; m != nil && m.AttemptRate != nil && *m.AttemptRate > 0 {
 		perPod = max(time.Duration(float64(time.Second) / *m.AttemptRate), time.Millisecond)
+		fastest = perPod
 	}
 	ob := &observer{in: in, schedulerName: schedulerName, pfb: pfb,
 		activeEmpty: in.Metrics != nil && in.Metrics.Pending[queue.LabelActive] == 0,
@@ -152,7 +153,7 @@ func InferUncalibrated(in Input) []Explanation {
 		groups.followGroupRetries(in, ob)
 	}
 	applyPodDeletes(order, podDeletes(order), in.Now)
-	shareHidden(order, countHidden(in, events, facts), in.Now, perPod)
+	shareHidden(order, countHidden(in, events, facts), in.Now, fastest)
 	pl := place(order, in, ob.grid, ob.activeEmpty)
 	pl.perPod = perPod
 

@@ -13,9 +13,15 @@ const defaultPerPod = 10 * time.Millisecond
 // pace is about how long the scheduler takes per pod, from the failures
 // the events show: when several pods fail one after the other (a cluster
 // event moved them all, they are retried in turn), the gaps between their
-// failures are the scheduler's time per pod. The median of the gaps under
-// half a second, if there are enough of them.
-func pace(events map[string][]eventSummary) time.Duration {
+// failures are the scheduler's time per pod. The failures are cut into runs
+// where no gap reaches half a second. typical is the runs' time over their
+// gaps, a mean: failures written in a cluster (the pods one binding error
+// moved, failing within a millisecond of each other) make most gaps read a
+// millisecond while the scheduler takes tens of them per pod between the
+// clusters, so it is what a wait in activeQ is timed by. fastest is the
+// median gap, the pace of the clusters: a bound on how often a pod can have
+// been retried.
+func pace(events map[string][]eventSummary) (typical, fastest time.Duration) {
 	var ts []time.Time
 	for _, evs := range events {
 		for _, e := range evs {
@@ -27,16 +33,18 @@ func pace(events map[string][]eventSummary) time.Duration {
 	}
 	sort.Slice(ts, func(i, j int) bool { return ts[i].Before(ts[j]) })
 	var gaps []time.Duration
+	var busy time.Duration
 	for i := 1; i < len(ts); i++ {
-		if d := ts[i].Sub(ts[i-1]); d > 0 && d < 500*time.Millisecond {
+		if d := ts[i].Sub(ts[i-1]); d < 500*time.Millisecond {
 			gaps = append(gaps, d)
+			busy += d
 		}
 	}
 	if len(gaps) < 5 {
-		return defaultPerPod
+		return defaultPerPod, defaultPerPod
 	}
 	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
-	return max(gaps[len(gaps)/2], time.Millisecond)
+	return max(busy/time.Duration(len(gaps)), time.Millisecond), max(gaps[len(gaps)/2], time.Millisecond)
 }
 
 // activeRetry is the next retry of a pod in activeQ with ahead pods to be

@@ -16,11 +16,23 @@ func TestPace(t *testing.T) {
 	}
 	events["x"] = []eventSummary{{first: t0.Add(-time.Minute), last: t0.Add(-time.Minute), count: 1}}
 	events["y"] = []eventSummary{{first: t0.Add(time.Minute), last: t0.Add(time.Minute), count: 1}}
-	if got := pace(events); got != 30*ms {
-		t.Errorf("pace %v, want 30ms", got)
+	if typical, fastest := pace(events); typical != 30*ms || fastest != 30*ms {
+		t.Errorf("pace %v (fastest %v), want 30ms", typical, fastest)
 	}
-	if got := pace(map[string][]eventSummary{"x": events["x"]}); got != defaultPerPod {
-		t.Errorf("pace without evidence %v, want the default %v", got, defaultPerPod)
+	if typical, fastest := pace(map[string][]eventSummary{"x": events["x"]}); typical != defaultPerPod || fastest != defaultPerPod {
+		t.Errorf("pace without evidence %v, %v, want the default %v", typical, fastest, defaultPerPod)
+	}
+	// Clusters of 4 failures written in the same instant, 100 ms apart: the
+	// 15 gaps span 300 ms, 20 ms a pod, where the median gap reads nothing.
+	clusters := map[string][]eventSummary{}
+	for c := range 4 {
+		for i := range 4 {
+			at := t0.Add(time.Duration(c) * 100 * ms)
+			clusters[string(rune('a'+4*c+i))] = []eventSummary{{first: at, last: at, count: 1}}
+		}
+	}
+	if typical, fastest := pace(clusters); typical != 20*ms || fastest != ms {
+		t.Errorf("clustered failures: pace %v (fastest %v), want 20ms (15 gaps over 300ms) and the 1ms floor", typical, fastest)
 	}
 
 	pl := placement{perPod: 30 * ms}

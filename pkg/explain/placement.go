@@ -3,7 +3,10 @@ package explain
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-schedq/kubectl-schedq/pkg/queue"
 )
@@ -212,7 +215,11 @@ func place(pods []*podFacts, in Input, grid flushGrid, activeEmpty bool) placeme
 		if pi != pj {
 			return pi > pj
 		}
-		return readySince(ready[i]).Before(readySince(ready[j]))
+		ti, tj := readySince(ready[i]), readySince(ready[j])
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		return createdBefore(ready[i].pod, ready[j].pod)
 	})
 	if m == nil {
 		return pl
@@ -299,3 +306,14 @@ func (d dist) best(locs [nLoc]queue.Location) (queue.Location, float64, []Altern
 }
 
 func round2(p float64) float64 { return float64(int(p*100+0.5)) / 100 }
+
+// createdBefore orders pods that the seconds of their creationTimestamp
+// cannot: a burst creates hundreds in one second, which the scheduler queues
+// in the order it sees them, the order of their creation in etcd. The
+// resourceVersion of a pod not updated since tells it (kube-apiserver's are
+// etcd revisions); where either is not a number, neither is first.
+func createdBefore(a, b *corev1.Pod) bool {
+	ra, errA := strconv.ParseUint(a.ResourceVersion, 10, 64)
+	rb, errB := strconv.ParseUint(b.ResourceVersion, 10, 64)
+	return errA == nil && errB == nil && ra < rb
+}
