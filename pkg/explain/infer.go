@@ -156,6 +156,7 @@ func InferUncalibrated(in Input) []Explanation {
 	shareHidden(order, countHidden(in, events, facts), in.Now, fastest)
 	pl := place(order, in, ob.grid, ob.activeEmpty)
 	pl.perPod = perPod
+	pl.rateMeasured = in.Metrics != nil && in.Metrics.AttemptRate != nil && *in.Metrics.AttemptRate > 0
 
 	out := make([]Explanation, 0, len(in.Pods))
 	for _, p := range in.Pods {

@@ -47,6 +47,10 @@ func pace(events map[string][]eventSummary) (typical, fastest time.Duration) {
 	return max(busy/time.Duration(len(gaps)), time.Millisecond), max(gaps[len(gaps)/2], time.Millisecond)
 }
 
+// longWait is how many pods ahead make a wait in activeQ long enough that
+// its pace, not the pods' order, decides when the pod is tried.
+const longWait = 100
+
 // activeRetry is the next retry of a pod in activeQ with ahead pods to be
 // popped before it, or of one in flight (being tried now). Pods backing off
 // now may be released ahead of it (they are older), so they count too.
@@ -62,6 +66,9 @@ func activeRetry(now time.Time, ahead int, pl placement, inFlight bool) *NextRet
 	note := fmt.Sprintf("next pop of activeQ, by priority then time: %d pod(s) before it, at about %v each", ahead, pl.perPod.Round(time.Millisecond))
 	if pl.backingOff > 0 {
 		note += fmt.Sprintf(", and up to %d backing off that may be released ahead of it", pl.backingOff)
+	}
+	if ahead >= longWait && !pl.rateMeasured {
+		note += "; the pace is read from the failures the events show, which a burst of new pods does not have yet: --attempt-rate measures it"
 	}
 	return &NextRetry{Estimate: &estimate, Earliest: &now, Latest: &latest, Note: note}
 }

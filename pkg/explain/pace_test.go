@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -43,5 +44,17 @@ func TestPace(t *testing.T) {
 	}
 	if nr := activeRetry(t0, 10, pl, true); !nr.Latest.Equal(t0) {
 		t.Errorf("in flight: tried now, got until %v", nr.Latest.Sub(t0))
+	}
+	// A long wait timed from the events points to --attempt-rate; one
+	// timed by it, or a short one, does not.
+	for _, c := range []struct {
+		ahead    int
+		measured bool
+		want     bool
+	}{{10, false, false}, {longWait, false, true}, {longWait, true, false}} {
+		pl := placement{perPod: 30 * ms, rateMeasured: c.measured}
+		if got := strings.Contains(activeRetry(t0, c.ahead, pl, false).Note, "--attempt-rate"); got != c.want {
+			t.Errorf("%d ahead, rate measured %t: note names --attempt-rate: %t, want %t", c.ahead, c.measured, got, c.want)
+		}
 	}
 }

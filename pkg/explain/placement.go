@@ -55,8 +55,10 @@ type placement struct {
 	fitNote string
 	// grid is when the backoff flush runs.
 	grid flushGrid
-	// perPod is about how long the scheduler takes per pod.
-	perPod time.Duration
+	// perPod is about how long the scheduler takes per pod; rateMeasured:
+	// from the attempt rate between two scrapes, not from the events.
+	perPod       time.Duration
+	rateMeasured bool
 	// backingOff is how many pods backoffQ holds (scheduler_pending_pods),
 	// 0 when unknown: when their backoffs complete, the older of them go
 	// ahead of younger pods in activeQ.
