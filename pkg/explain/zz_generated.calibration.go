@@ -2,5 +2,75 @@
 
 package explain
 
-// fittedCalibration: nothing fitted yet.
-var fittedCalibration = map[string][]CalibrationStep{}
+// fittedCalibration was fitted on 26 training recordings (seeds 101), each
+// step pulled toward the model's odds by 20 answers:
+//
+//	v1.37.2 BackoffDrain/4Nodes_40Blocked gate=false
+//	v1.37.2 BackoffDrain/4Nodes_40Blocked gate=true
+//	v1.37.2 BackoffVsHighPriority/4Nodes_100Blocked_300Fresh gate=false
+//	v1.37.2 BackoffVsHighPriority/4Nodes_100Blocked_300Fresh gate=true
+//	v1.37.2 ErrorBackoffBindingDenied/4DenyNodes_40Pods gate=false
+//	v1.37.2 ErrorBackoffBindingDenied/4DenyNodes_40Pods gate=true
+//	v1.37.2 ErrorBackoffNoNodes/40Pods gate=false
+//	v1.37.2 ErrorBackoffNoNodes/40Pods gate=true
+//	v1.37.2 GangBackoffDrain/4Nodes_5Gangsx4 gate=false
+//	v1.37.2 GangBackoffDrain/4Nodes_5Gangsx4 gate=true
+//	v1.37.2 GatedBurst/4Nodes_40Blocked_200Gated gate=false
+//	v1.37.2 GatedBurst/4Nodes_40Blocked_200Gated gate=true
+//	v1.37.2 IncompleteGroups/4Nodes_5Groupsx4_20Blocked gate=false
+//	v1.37.2 IncompleteGroups/4Nodes_5Groupsx4_20Blocked gate=true
+//	v1.37.2 MixedPodsAndGangs/4Nodes_40Blocked_5Gangsx4 gate=false
+//	v1.37.2 MixedPodsAndGangs/4Nodes_40Blocked_5Gangsx4 gate=true
+//	v1.37.2 PriorityWindows/4Nodes_2x30Blocked gate=false
+//	v1.37.2 PriorityWindows/4Nodes_2x30Blocked gate=true
+//	v1.37.2 SteadyTrickle/4Nodes_40Blocked_10PodsPerSecond gate=false
+//	v1.37.2 SteadyTrickle/4Nodes_40Blocked_10PodsPerSecond gate=true
+//	v1.37.2 burst gate=false
+//	v1.37.2 burst gate=true
+//	v1.37.2 churn gate=false
+//	v1.37.2 churn gate=true
+//	v1.37.2 scenario gate=false
+//	v1.37.2 scenario gate=true
+var fittedCalibration = map[string][]CalibrationStep{
+	"activeQ": { // 201610 answers
+		{Below: 0.7950, P: 0.7362},
+		{Below: 0.9950, P: 0.9913},
+		{Below: 2.0000, P: 0.9965},
+	},
+	"backoffQ": { // 153878 answers
+		{Below: 0.5000, P: 0.4633},
+		{Below: 0.6350, P: 0.6239},
+		{Below: 0.7050, P: 0.6929},
+		{Below: 0.8950, P: 0.8258},
+		{Below: 0.9650, P: 0.9263},
+		{Below: 0.9950, P: 0.9932},
+		{Below: 2.0000, P: 1.0000},
+	},
+	"errorBackoffQ": { // 29971 answers
+		{Below: 0.6000, P: 0.8078},
+		{Below: 0.6150, P: 0.8469},
+		{Below: 0.9850, P: 0.9917},
+		{Below: 0.9950, P: 0.9996},
+		{Below: 2.0000, P: 1.0000},
+	},
+	"gated": { // 12828 answers
+		{Below: 2.0000, P: 1.0000},
+	},
+	"inFlight": { // 45 answers
+		{Below: 2.0000, P: 0.2615},
+	},
+	"incompletePodGroupPods": { // 1600 answers
+		{Below: 2.0000, P: 0.9994},
+	},
+	"unschedulablePods": { // 714202 answers
+		{Below: 0.4400, P: 0.3909},
+		{Below: 0.4550, P: 0.4091},
+		{Below: 0.4650, P: 0.4182},
+		{Below: 0.4900, P: 0.4580},
+		{Below: 0.7650, P: 0.7988},
+		{Below: 0.8350, P: 0.8920},
+		{Below: 0.9250, P: 0.9830},
+		{Below: 0.9850, P: 0.9990},
+		{Below: 2.0000, P: 0.9999},
+	},
+}
