@@ -127,13 +127,15 @@ explain-calibrate: explain-controlplanes ## record the calibration's training ru
 $(KUBECTL_BIN):
 	perf/explainacc/build-kubectl.sh $@
 
+# The control plane these start is stamped with its version, as
+# schedq-perf's is, so that explain reads a real kube-scheduler version.
 explain-speed: build $(KUBECTL_BIN) ## explain -A against kubectl get pods -A -o json, 5,000 pending pods → perf/out/explainacc/speed.md
 	cd perf && SCHEDQ_EXPLAIN_SPEED=1 KUBECTL=$(KUBECTL_BIN) SCHEDQ_PLUGIN=$(CURDIR)/$(BIN)/kubectl-schedq SCHEDQ_EXPLAINACC_OUT=$(EXPLAIN_OUT) \
-	  $(GO) test -count=1 -timeout 1h -run '^TestExplainSpeed$$' -v ./explainacc/
+	  $(GO) test -count=1 -timeout 1h -run '^TestExplainSpeed$$' -ldflags '-X k8s.io/component-base/version.gitVersion=$(PERF_KUBE_VERSION)' -v ./explainacc/
 
 explain-scale: build $(KUBECTL_BIN) ## explain -A against kubectl get pods -A -o json, and explain's peak RSS, at EXPLAIN_SCALE_SIZES pending pods → perf/out/explainacc/scale.md
 	cd perf && SCHEDQ_EXPLAIN_SCALE=1 SCHEDQ_EXPLAIN_SCALE_SIZES=$(EXPLAIN_SCALE_SIZES) KUBECTL=$(KUBECTL_BIN) SCHEDQ_PLUGIN=$(CURDIR)/$(BIN)/kubectl-schedq SCHEDQ_EXPLAINACC_OUT=$(EXPLAIN_OUT) \
-	  $(GO) test -count=1 -timeout 3h -run '^TestExplainScale$$' -v ./explainacc/
+	  $(GO) test -count=1 -timeout 3h -run '^TestExplainScale$$' -ldflags '-X k8s.io/component-base/version.gitVersion=$(PERF_KUBE_VERSION)' -v ./explainacc/
 	cat $(EXPLAIN_OUT)/scale.md
 
 explain-event-pages: ## FailedScheduling events listed in pages of 500, 2,000 and 5,000, at 20,000 to 100,000 events → perf/out/explainacc/event-pages.md
