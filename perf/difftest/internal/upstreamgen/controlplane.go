@@ -105,7 +105,11 @@ func generateControlPlane(version string, overrides map[string]string, dir, root
 		`"`+perfModule+`/groundtruth"`, `"`+controlPlaneModule+`/groundtruth"`,
 		`"`+selfModule+`/pkg/metricscrape"`, `"`+controlPlaneModule+`/metricscrape"`,
 		"SCHEDQ_CONTROLPLANE_MODULE", controlPlaneModule,
-		"SCHEDQ_KUBE_VERSION", version)
+		"SCHEDQ_KUBE_VERSION", version,
+		// pkg/workload does not build against an older API: its values
+		// are written out in embedded/workload.go.
+		`"`+selfModule+`/pkg/workload"`, "",
+		"workload.MaxFileBytes", "maxFileBytes")
 	want := map[string][]byte{}
 	for _, pkg := range []string{"embedded", "groundtruth"} {
 		entries, err := os.ReadDir(filepath.Join(perfDir, pkg))
@@ -151,6 +155,9 @@ import (
 
 func defaultSchedulerConfig() []byte { return []byte(%q) }
 
+// maxFileBytes caps a scheduler configuration file as workload files are.
+const maxFileBytes = %d
+
 func formatGates(gates map[string]bool) string {
 	names := make([]string, 0, len(gates))
 	for k := range gates {
@@ -162,7 +169,7 @@ func formatGates(gates map[string]bool) string {
 	}
 	return strings.Join(names, ",")
 }
-`, workload.DefaultSchedulerConfig))
+`, workload.DefaultSchedulerConfig, workload.MaxFileBytes))
 	main, err := controlPlaneFS.ReadFile("controlplane/main.go.txt")
 	if err != nil {
 		return err
