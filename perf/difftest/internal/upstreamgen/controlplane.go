@@ -39,11 +39,13 @@ import (
 // controlPlaneVersions are the versions -controlplane builds, each with the
 // files of controlplane/ that replace perf/embedded's (by the name they
 // take).
-var controlPlaneVersions = []struct {
+var controlPlaneVersions = []controlPlaneVersion{
+	{"v1.36.3", map[string]string{"queue.go": "queue-before-v1.37.go.txt", "controllers.go": "controllers-before-v1.37.go.txt"}},
+}
+
+type controlPlaneVersion struct {
 	version   string
 	overrides map[string]string
-}{
-	{"v1.36.3", map[string]string{"queue.go": "queue-before-v1.37.go.txt", "controllers.go": "controllers-before-v1.37.go.txt"}},
 }
 
 const (
@@ -68,10 +70,11 @@ func runControlPlane(out, bin, only string) error {
 	if err != nil {
 		return err
 	}
-	for _, row := range controlPlaneVersions {
-		if only != "" && !strings.Contains(","+only+",", ","+row.version+",") {
-			continue
-		}
+	rows, err := selectVersions(controlPlaneVersions, func(r controlPlaneVersion) string { return r.version }, only, "controlPlaneVersions in upstreamgen's controlplane.go")
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
 		dir := filepath.Join(out, row.version)
 		if err := generateControlPlane(row.version, row.overrides, dir, filepath.Dir(perf.Dir), perf.Dir, perf.GoVersion, strings.TrimSpace(etcdVersion)); err != nil {
 			return fmt.Errorf("%s: %w", row.version, err)

@@ -31,6 +31,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -92,16 +93,9 @@ func runOlder(out, bin, only string) error {
 	if out == "" {
 		out = filepath.Join(perf.Dir, "out", "upstream-versions")
 	}
-	rows := olderVersions
-	if only != "" {
-		rows = nil
-		for _, v := range strings.Split(only, ",") {
-			row, ok := findOlder(v)
-			if !ok {
-				return fmt.Errorf("-versions: %s is not in the version table (olderVersions in upstreamgen's older.go)", v)
-			}
-			rows = append(rows, row)
-		}
+	rows, err := selectVersions(olderVersions, func(r olderVersion) string { return r.version }, only, "olderVersions in upstreamgen's older.go")
+	if err != nil {
+		return err
 	}
 	for _, row := range rows {
 		dir := filepath.Join(out, row.version)
@@ -142,13 +136,27 @@ func perfModuleInfo(flag string) (perfModuleDir, error) {
 	return perf, nil
 }
 
-func findOlder(v string) (olderVersion, bool) {
-	for _, row := range olderVersions {
-		if row.version == v {
-			return row, true
-		}
+// selectVersions returns the rows of table named by only, a comma-separated
+// list of versions, in its order (all of them when only is empty); a version
+// not in the table is an error that names the table, never skipped.
+func selectVersions[T any](table []T, version func(T) string, only, where string) ([]T, error) {
+	if only == "" {
+		return table, nil
 	}
-	return olderVersion{}, false
+	var rows []T
+	for _, v := range strings.Split(only, ",") {
+		v = strings.TrimSpace(v)
+		i := slices.IndexFunc(table, func(r T) bool { return version(r) == v })
+		if i < 0 {
+			known := make([]string, len(table))
+			for j, r := range table {
+				known[j] = version(r)
+			}
+			return nil, fmt.Errorf("-versions: %q is not in the version table (%s): %s", v, where, strings.Join(known, ", "))
+		}
+		rows = append(rows, table[i])
+	}
+	return rows, nil
 }
 
 func generateOlder(row olderVersion, dir, root string, perf perfModuleDir) error {

@@ -61,3 +61,38 @@ func TestOlderVersions_rules(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectVersions: -versions names rows of a version table; one that is
+// not there is an error naming the known ones, for -older and -controlplane
+// alike, never a silent skip.
+func TestSelectVersions(t *testing.T) {
+	v := func(r controlPlaneVersion) string { return r.version }
+	table := []controlPlaneVersion{{version: "v1.35.4"}, {version: "v1.36.3"}}
+	for _, c := range []struct {
+		only, want, err string
+	}{
+		{"", "v1.35.4,v1.36.3", ""},
+		{"v1.36.3", "v1.36.3", ""},
+		{"v1.36.3, v1.35.4", "v1.36.3,v1.35.4", ""},
+		{"v1.36", "", `"v1.36" is not in the version table (t): v1.35.4, v1.36.3`},
+		{"v1.36.3,v1.99.0", "", `"v1.99.0" is not in the version table`},
+	} {
+		rows, err := selectVersions(table, v, c.only, "t")
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("-versions %q: error %v, want one saying %s", c.only, err, c.err)
+			}
+			continue
+		}
+		var got []string
+		for _, r := range rows {
+			got = append(got, r.version)
+		}
+		if err != nil || strings.Join(got, ",") != c.want {
+			t.Errorf("-versions %q: %v, %v; want %s", c.only, got, err, c.want)
+		}
+	}
+	if _, err := selectVersions(olderVersions, func(r olderVersion) string { return r.version }, "v1.37.2", "olderVersions"); err == nil {
+		t.Error("-older -versions v1.37.2 (perf/go.mod's own version) was accepted")
+	}
+}
