@@ -195,11 +195,11 @@ const (
 	ScaleRunsEnv  = "SCHEDQ_EXPLAIN_SCALE_RUNS"
 )
 
-// Targets of TestExplainScale: explain -A within the list's time at every
-// size, kubectl's and a plain client-go list's (getpods -list, client-go's
-// defaults) from plainListFrom pods up; its time linear in the pods, within noise: its time per pod at each
-// size at most scaleLinearTarget times its time per pod at the smallest
-// size; and its peak RSS under scaleRSSTarget per pending pod beyond what it
+// Targets of TestExplainScale: explain -A within kubectl's list's time at
+// every size, and within a plain client-go list's (getpods -list, client-go's
+// defaults) from plainListFrom pods up; its time linear in the pods, within
+// noise: its time per pod at each size at most scaleLinearTarget times its
+// time per pod at the smallest size; and its peak RSS under scaleRSSTarget per pending pod beyond what it
 // takes with none (some 40 MB, the binary and client-go's own: 40 KB per pod
 // at 1,000 pods, whatever explain does with them).
 const (

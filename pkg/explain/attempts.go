@@ -87,7 +87,7 @@ func countHidden(in Input, events map[string][]eventSummary, facts map[string]*p
 // round of all of them at the scheduler's pace (perPod). What is left over
 // is failures whose events are not written yet: the recorder writes behind
 // the scheduler.
-func shareHidden(pods []*podFacts, h hiddenFailures, now time.Time, perPod time.Duration) {
+func shareHidden(pods []*podFacts, h hiddenFailures, perPod time.Duration) {
 	var lagging []*podFacts
 	total := 0.0
 	for _, f := range pods {
@@ -95,7 +95,7 @@ func shareHidden(pods []*podFacts, h hiddenFailures, now time.Time, perPod time.
 			continue
 		}
 		lagging = append(lagging, f)
-		total += exposure(f, now)
+		total += exposure(f)
 	}
 	round := float64(len(lagging)) * perPod.Seconds()
 	for _, f := range lagging {
@@ -106,23 +106,23 @@ func shareHidden(pods []*podFacts, h hiddenFailures, now time.Time, perPod time.
 		}
 		share := 0.0
 		if total > 0 {
-			share = h.fit * exposure(f, now) / total
+			share = h.fit * exposure(f) / total
 		}
 		if round > 0 {
-			share = min(share, exposure(f, now)/round)
+			share = min(share, exposure(f)/round)
 		}
 		hidden := int(math.Round(share))
 		most := f.failure.Count + int(math.Ceil(h.fit))
 		f.hiddenAttempts = hidden
 		f.attempts = &AttemptsCount{Kind: AttemptsEstimated, Min: f.failure.Count, Max: &most,
 			Basis: fmt.Sprintf("the scheduler counted %.0f failed attempts that no event shows; this pod's share, by how long its failures were out of sight (%s, after its event series' last written failures) and at most one per round of the %d pods retried in turn: %d",
-				h.fit, shortDuration(exposure(f, now)), len(lagging), hidden)}
+				h.fit, shortDuration(exposure(f)), len(lagging), hidden)}
 	}
 }
 
 // exposure is how long f's failures have been out of sight, in seconds (at
 // least a tenth of one).
-func exposure(f *podFacts, _ time.Time) float64 {
+func exposure(f *podFacts) float64 {
 	return max(f.hiddenSpan.Seconds(), 0.1)
 }
 

@@ -63,9 +63,6 @@ type podFacts struct {
 	dist dist
 	// ahead is how many pods activeQ pops before this ready one.
 	ahead int
-	// lagging: the pod's latest event is a series, whose later failures
-	// are out of sight.
-	lagging bool
 	// hiddenSpan is how long, in all, the pod's failures could have gone
 	// unwritten: after each series' last written failure, until the pod's
 	// next event began (the pod changed: a new event) or, for the latest,
@@ -113,8 +110,9 @@ func InferUncalibrated(in Input) []Explanation {
 	}
 	events := indexEvents(in.Events)
 	perPod, fastest := pace(events)
-	if m := in.Metrics; m != nil && m.AttemptRate != nil && *m.AttemptRate > 0 {
-		perPod = max(time.Duration(float64(time.Second) / *m.AttemptRate), time.Millisecond)
+	rateMeasured := in.Metrics != nil && in.Metrics.AttemptRate != nil && *in.Metrics.AttemptRate > 0
+	if rateMeasured {
+		perPod = max(time.Duration(float64(time.Second) / *in.Metrics.AttemptRate), time.Millisecond)
 		fastest = perPod
 	}
 	ob := &observer{in: in, schedulerName: schedulerName, pfb: pfb,
@@ -153,10 +151,10 @@ func InferUncalibrated(in Input) []Explanation {
 		groups.followGroupRetries(in, ob)
 	}
 	applyPodDeletes(order, podDeletes(order), in.Now)
-	shareHidden(order, countHidden(in, events, facts), in.Now, fastest)
+	shareHidden(order, countHidden(in, events, facts), fastest)
 	pl := place(order, in, ob.grid, ob.activeEmpty)
 	pl.perPod = perPod
-	pl.rateMeasured = in.Metrics != nil && in.Metrics.AttemptRate != nil && *in.Metrics.AttemptRate > 0
+	pl.rateMeasured = rateMeasured
 
 	out := make([]Explanation, 0, len(in.Pods))
 	for _, p := range in.Pods {
@@ -375,7 +373,6 @@ func (ob *observer) observePod(p *corev1.Pod, evs []eventSummary) *podFacts {
 		return f
 	}
 	f.failure = fail
-	f.lagging = lagging
 	fe, isFit := ParseFitError(fail.Message)
 	switch {
 	case cond != nil && cond.Reason == reasonSchedulerError, !isFit:

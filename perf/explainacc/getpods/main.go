@@ -56,14 +56,7 @@ func run() error {
 			return err
 		}
 		count += len(page.Items)
-		if *listOnly {
-			if page.Continue == "" {
-				break
-			}
-			opts.Continue = page.Continue
-			continue
-		}
-		for i := range page.Items {
+		for i := 0; i < len(page.Items) && !*listOnly; i++ {
 			p := &page.Items[i]
 			p.APIVersion, p.Kind = "v1", "Pod"
 			raw, err := json.Marshal(p)
