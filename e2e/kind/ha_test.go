@@ -157,6 +157,23 @@ leaderElection:
 		}
 		return l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != "", "no holder yet"
 	})
+	// The standby counts only once it runs; on a loaded machine the
+	// second replica can start well after the first took the Lease.
+	poll(ctx, t, "both replicas of "+secondScheduler+" to run", func() (bool, string) {
+		list, err := c.client.CoreV1().Pods(sys).List(ctx, metav1.ListOptions{LabelSelector: "app=" + secondScheduler})
+		if err != nil {
+			return false, err.Error()
+		}
+		var states []string
+		running := 0
+		for _, q := range list.Items {
+			if q.Status.Phase == corev1.PodRunning && q.DeletionTimestamp == nil {
+				running++
+			}
+			states = append(states, q.Name+" "+string(q.Status.Phase))
+		}
+		return running == 2, strings.Join(states, ", ")
+	})
 }
 
 // seedHA creates the pods of each scheduler and waits until the schedulers
