@@ -59,6 +59,7 @@ pod sits in, why, and when the scheduler will try it next.`,
 	}
 
 	registerCompletions(root, configFlags)
+	setUpProfiling(root)
 	setUpHelp(root)
 	root.AddCommand(
 		NewCmdVersion(streams),
