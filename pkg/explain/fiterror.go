@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,17 +75,26 @@ type NodeReason struct {
 	Plugin string `json:"plugin,omitempty"`
 }
 
-var fitErrorRE = regexp.MustCompile(`^0/(\d+) nodes are available:\s*(.*)$`)
-var countRE = regexp.MustCompile(`^(\d+) (.+)$`)
-
 // ParseFitError parses a FitError message; ok is false for other messages.
+// It reads "0/N nodes are available: …" by hand: it runs once per event,
+// and as regular expressions it was a tenth of explain's time at 5,000 pods.
+// TestParseFitErrorMatchesPattern holds it to the pattern it replaces.
 func ParseFitError(msg string) (fe FitError, ok bool) {
-	m := fitErrorRE.FindStringSubmatch(strings.TrimSpace(msg))
-	if m == nil {
+	const head, mid = "0/", " nodes are available:"
+	s := strings.TrimSpace(msg)
+	if !strings.HasPrefix(s, head) {
 		return fe, false
 	}
-	fe.NumAllNodes, _ = strconv.Atoi(m[1])
-	body := m[2]
+	s = s[len(head):]
+	n := leadingDigits(s)
+	if n == 0 || !strings.HasPrefix(s[n:], mid) {
+		return fe, false
+	}
+	fe.NumAllNodes, _ = strconv.Atoi(s[:n])
+	body := strings.TrimLeft(s[n+len(mid):], " \t\n\f\r")
+	if strings.Contains(body, "\n") {
+		return FitError{}, false
+	}
 	// The filter part ends at the first ". " (or the final "."); preemption's
 	// message follows.
 	filter, post := body, ""
@@ -99,7 +107,7 @@ func ParseFitError(msg string) (fe FitError, ok bool) {
 	parts := strings.Split(filter, ", ")
 	var entries []string
 	for _, p := range parts {
-		if countRE.MatchString(p) || len(entries) == 0 {
+		if _, _, ok := countEntry(p); ok || len(entries) == 0 {
 			entries = append(entries, p)
 		} else {
 			// A reason that itself contains ", ".
@@ -107,16 +115,35 @@ func ParseFitError(msg string) (fe FitError, ok bool) {
 		}
 	}
 	for _, e := range entries {
-		c := countRE.FindStringSubmatch(e)
-		if c == nil {
+		count, reason, ok := countEntry(e)
+		if !ok {
 			fe.PreFilterMsg = filter
 			fe.Reasons = nil
 			return fe, true
 		}
-		n, _ := strconv.Atoi(c[1])
-		fe.Reasons = append(fe.Reasons, NodeReason{Count: n, Reason: c[2], Plugin: PluginForReason(c[2])})
+		n, _ := strconv.Atoi(count)
+		fe.Reasons = append(fe.Reasons, NodeReason{Count: n, Reason: reason, Plugin: PluginForReason(reason)})
 	}
 	return fe, true
+}
+
+// countEntry splits "<count> <reason>": digits, one space, and a reason of
+// at least one character.
+func countEntry(e string) (count, reason string, ok bool) {
+	n := leadingDigits(e)
+	if n == 0 || len(e) < n+2 || e[n] != ' ' {
+		return "", "", false
+	}
+	return e[:n], e[n+1:], true
+}
+
+// leadingDigits is how many ASCII digits s starts with.
+func leadingDigits(s string) int {
+	i := 0
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // Plugins returns the rejecting plugins the message names, sorted; unknown

@@ -2,6 +2,9 @@ package explain
 
 import (
 	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -61,4 +64,85 @@ func TestParseFitError(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parseFitErrorPattern is ParseFitError as it read messages with regular
+// expressions, before it parsed them by hand: the reference the hand parser
+// is held to.
+func parseFitErrorPattern(msg string) (fe FitError, ok bool) {
+	m := regexp.MustCompile(`^0/(\d+) nodes are available:\s*(.*)$`).FindStringSubmatch(strings.TrimSpace(msg))
+	if m == nil {
+		return fe, false
+	}
+	countRE := regexp.MustCompile(`^(\d+) (.+)$`)
+	fe.NumAllNodes, _ = strconv.Atoi(m[1])
+	body := m[2]
+	filter, post := body, ""
+	if i := strings.Index(body, ". "); i >= 0 {
+		filter, post = body[:i], strings.TrimSpace(body[i+2:])
+	} else {
+		filter = strings.TrimSuffix(body, ".")
+	}
+	fe.PostFilterMsg = post
+	var entries []string
+	for _, p := range strings.Split(filter, ", ") {
+		if countRE.MatchString(p) || len(entries) == 0 {
+			entries = append(entries, p)
+		} else {
+			entries[len(entries)-1] += ", " + p
+		}
+	}
+	for _, e := range entries {
+		c := countRE.FindStringSubmatch(e)
+		if c == nil {
+			fe.PreFilterMsg = filter
+			fe.Reasons = nil
+			return fe, true
+		}
+		n, _ := strconv.Atoi(c[1])
+		fe.Reasons = append(fe.Reasons, NodeReason{Count: n, Reason: c[2], Plugin: PluginForReason(c[2])})
+	}
+	return fe, true
+}
+
+var fitErrorSeeds = []string{
+	"0/5 nodes are available: 3 Insufficient cpu, 2 node(s) had untolerated taint(s). preemption: 0/5 nodes are available: 5 No preemption victims found for incoming pod.",
+	"0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.",
+	"0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: not eligible.",
+	"0/4 nodes are available: 4 node(s) had untolerated taint {a: b}, c.",
+	"  0/12 nodes are available:\n 12 Insufficient memory.  ",
+	"0/2 nodes are available: 2 x\ny.",
+	"0/2 nodes are available:",
+	"0/2 nodes are available: 2 ",
+	"0/2 nodes are available: 2  x, 3, 4 y",
+	"0/ nodes are available: 1 x.",
+	"0/99999999999999999999 nodes are available: 1 x.",
+	"0/1 nodes are available: 1 \xff\xfe.",
+	"no nodes available to schedule pods",
+	"",
+}
+
+// TestParseFitErrorMatchesPattern holds the hand parser to the regular
+// expressions it replaced.
+func TestParseFitErrorMatchesPattern(t *testing.T) {
+	for _, msg := range fitErrorSeeds {
+		got, gotOK := ParseFitError(msg)
+		want, wantOK := parseFitErrorPattern(msg)
+		if gotOK != wantOK || !reflect.DeepEqual(got, want) {
+			t.Errorf("ParseFitError(%q) = %+v, %v; the pattern reads %+v, %v", msg, got, gotOK, want, wantOK)
+		}
+	}
+}
+
+func FuzzParseFitError(f *testing.F) {
+	for _, msg := range fitErrorSeeds {
+		f.Add(msg)
+	}
+	f.Fuzz(func(t *testing.T, msg string) {
+		got, gotOK := ParseFitError(msg)
+		want, wantOK := parseFitErrorPattern(msg)
+		if gotOK != wantOK || !reflect.DeepEqual(got, want) {
+			t.Errorf("ParseFitError(%q) = %+v, %v; the pattern reads %+v, %v", msg, got, gotOK, want, wantOK)
+		}
+	})
 }
