@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"runtime/debug"
 	"strconv"
 	"testing"
 	"time"
@@ -294,4 +295,46 @@ func TestListEvents_pages(t *testing.T) {
 	if want := []int64{5000, 5000, 5000}; !reflect.DeepEqual(limits, want) {
 		t.Errorf("limits %v, want %v", limits, want)
 	}
+}
+
+// gcPercent reads the collector's target.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// TestLowerGCPercent: the default target holds until the lists have kept
+// lowerGCFrom objects, then listGCPercent, and restore brings back the one
+// before; GOGC set by the user wins.
+func TestLowerGCPercent(t *testing.T) {
+	t.Setenv("GOGC", "")
+	before := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(before)
+
+	restore := LowerGCPercent()
+	kept(lowerGCFrom - 1)
+	if p := gcPercent(); p != 100 {
+		t.Errorf("with %d objects kept the target is %d, want 100 still", lowerGCFrom-1, p)
+	}
+	kept(1)
+	if p := gcPercent(); p != listGCPercent {
+		t.Errorf("with %d objects kept the target is %d, want %d", lowerGCFrom, p, listGCPercent)
+	}
+	restore()
+	if p := gcPercent(); p != 100 {
+		t.Errorf("after restore the target is %d, want 100", p)
+	}
+	kept(lowerGCFrom)
+	if p := gcPercent(); p != 100 {
+		t.Errorf("with the lists done, keeping objects set the target to %d", p)
+	}
+
+	t.Setenv("GOGC", "300")
+	restore = LowerGCPercent()
+	kept(lowerGCFrom)
+	if p := gcPercent(); p != 100 {
+		t.Errorf("with GOGC set the target became %d", p)
+	}
+	restore()
 }
