@@ -6,7 +6,8 @@
 // With -list it is a plain client-go list: the same pages, client-go's
 // default (JSON) encoding, nothing printed but the count of pods, the
 // least any client-go program that reads every pod takes. -protobuf asks for
-// protobuf, as explain does.
+// protobuf, and -qps and -burst change client-go's request limits (5 and
+// 10), as explain does (50 and 300).
 package main
 
 import (
@@ -34,11 +35,14 @@ func main() {
 func run() error {
 	listOnly := flag.Bool("list", false, "list the pods and print their count only (a plain client-go list)")
 	protobuf := flag.Bool("protobuf", false, "ask for protobuf rather than client-go's default JSON")
+	qps := flag.Float64("qps", 0, "requests per second the client allows (0: client-go's default, 5)")
+	burst := flag.Int("burst", 0, "requests the client allows at once (0: client-go's default, 10)")
 	flag.Parse()
 	cfg, err := genericclioptions.NewConfigFlags(true).ToRESTConfig()
 	if err != nil {
 		return err
 	}
+	cfg.QPS, cfg.Burst = float32(*qps), *burst
 	if *protobuf {
 		cfg.ContentType = runtime.ContentTypeProtobuf
 		cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
