@@ -2,23 +2,27 @@ package gather
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"runtime/debug"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/pager"
 )
 
 // How explain lists: pods and nodes in pages of kubectl's --chunk-size
-// (500), events in larger ones (eventChunkSize), each page trimmed to what
-// explain reads before the next one is decoded, so that memory grows with
-// the pods by what explain keeps of each, not by whole responses beside
-// their decoded objects.
+// (500), events in larger ones (eventChunkSize), each page decoded into
+// only what explain reads (decode.go) before the next one is, so that memory
+// grows with the pods by what explain keeps of each, not by whole responses
+// beside their decoded objects.
 const (
 	listChunkSize = 500
 	// eventChunkSize pages the events. The API server keeps no cache of
@@ -124,28 +128,146 @@ func eachPage(ctx context.Context, size int64, list func(context.Context, metav1
 // listPods lists pods, each trimmed by slimPod, and what many of them hold
 // alike (see sharer) kept once.
 func listPods(ctx context.Context, c kubernetes.Interface, ns string, opts metav1.ListOptions) ([]*corev1.Pod, error) {
-	var out []*corev1.Pod
 	sh := newSharer()
-	err := eachPage(ctx, listChunkSize, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-		return c.CoreV1().Pods(ns).List(ctx, opts)
-	}, opts, func(obj runtime.Object) {
-		out = append(out, sh.pod(slimPod(obj.(*corev1.Pod))))
+	return listKept(ctx, c, "pods", ns, listChunkSize, opts, listing[*corev1.Pod]{
+		decode: decodePod,
+		slim:   func(obj runtime.Object) *corev1.Pod { return slimPod(obj.(*corev1.Pod)) },
+		share:  sh.pod,
+		list: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return c.CoreV1().Pods(ns).List(ctx, opts)
+		},
 	})
-	return out, err
 }
 
 // listEvents lists events in pages of eventChunkSize, each trimmed by
 // slimEvent; their messages and the other strings many of them hold alike
 // are kept once.
 func listEvents(ctx context.Context, c kubernetes.Interface, ns string, opts metav1.ListOptions) ([]corev1.Event, error) {
-	var out []corev1.Event
 	sh := newSharer()
-	err := eachPage(ctx, eventChunkSize, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-		return c.CoreV1().Events(ns).List(ctx, opts)
-	}, opts, func(obj runtime.Object) {
-		out = append(out, sh.event(slimEvent(obj.(*corev1.Event))))
+	return listKept(ctx, c, "events", ns, eventChunkSize, opts, listing[corev1.Event]{
+		decode: decodeEvent,
+		slim:   func(obj runtime.Object) corev1.Event { return slimEvent(obj.(*corev1.Event)) },
+		share:  sh.event,
+		list: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return c.CoreV1().Events(ns).List(ctx, opts)
+		},
 	})
+}
+
+// listing is how one kind of object is listed and kept: decode reads what
+// is kept of one from protobuf, slim trims one client-go decoded, share
+// keeps once what many hold alike, and list is the typed call (clients
+// that are no REST client: fakes).
+type listing[T any] struct {
+	decode func([]byte) (T, error)
+	slim   func(runtime.Object) T
+	share  func(T) T
+	list   func(context.Context, metav1.ListOptions) (runtime.Object, error)
+}
+
+// listKept lists resource in pages of size: from an API server (a REST
+// client) each protobuf page is read by the lean decoder (decode.go).
+func listKept[T any](ctx context.Context, c kubernetes.Interface, resource, ns string, size int64, opts metav1.ListOptions, l listing[T]) ([]T, error) {
+	var out []T
+	typed := func(obj runtime.Object) error {
+		out = append(out, l.share(l.slim(obj)))
+		return nil
+	}
+	if rc, ok := c.CoreV1().RESTClient().(*rest.RESTClient); ok && rc != nil {
+		err := eachRawPage(ctx, rc, resource, ns, size, opts, func(b []byte) error {
+			v, err := l.decode(b)
+			if err == nil {
+				out = append(out, l.share(v))
+			}
+			return err
+		}, typed)
+		return out, err
+	}
+	err := eachPage(ctx, size, l.list, opts, func(obj runtime.Object) { _ = typed(obj) })
 	return out, err
+}
+
+// rawPage is a page as eachRawPage fetched it: protobuf items, or, from a
+// server that answered otherwise, the list client-go decoded.
+type rawPage struct {
+	page *listPage
+	list runtime.Object
+	err  error
+}
+
+// eachRawPage lists resource in pages of size, as the pager of eachPage
+// does: the next page is fetched while one is decoded, and no more pages are
+// held. Each protobuf item goes to item; a page in another encoding is
+// decoded by client-go's scheme and its objects go to typed.
+func eachRawPage(ctx context.Context, rc *rest.RESTClient, resource, ns string, size int64, opts metav1.ListOptions, item func([]byte) error, typed func(runtime.Object) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if opts.Limit == 0 {
+		opts.Limit = size
+	}
+	pages := make(chan rawPage, listPageBuffer)
+	go func() {
+		defer close(pages)
+		for {
+			var p rawPage
+			body, err := rc.Get().NamespaceIfScoped(ns, ns != "").Resource(resource).
+				VersionedParams(&opts, scheme.ParameterCodec).Do(ctx).Raw()
+			cont := ""
+			switch {
+			case err != nil:
+				p.err = err
+			default:
+				p.page, p.err = parseListPage(body)
+				if errors.Is(p.err, errNotProtobuf) {
+					p.page = nil
+					if p.list, p.err = runtime.Decode(scheme.Codecs.UniversalDeserializer(), body); p.err == nil {
+						var l metav1.ListInterface
+						if l, p.err = meta.ListAccessor(p.list); p.err == nil {
+							cont = l.GetContinue()
+						}
+					}
+				} else if p.err == nil {
+					cont = p.page.cont
+				}
+				if p.err != nil {
+					p.err = fmt.Errorf("decoding a page of %s: %w", resource, p.err)
+				}
+			}
+			select {
+			case pages <- p:
+			case <-ctx.Done():
+				return
+			}
+			if p.err != nil || cont == "" {
+				return
+			}
+			opts.Continue = cont
+		}
+	}()
+	for p := range pages {
+		if p.err != nil {
+			return p.err
+		}
+		if p.list != nil {
+			n := 0
+			err := meta.EachListItem(p.list, func(obj runtime.Object) error {
+				n++
+				return typed(obj)
+			})
+			kept(n)
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		for _, b := range p.page.items {
+			if err := item(b); err != nil {
+				return fmt.Errorf("decoding one of %s: %w", resource, err)
+			}
+		}
+		kept(len(p.page.items))
+	}
+	return ctx.Err()
 }
 
 // listNodes lists nodes, without their managed fields and image lists.
