@@ -66,20 +66,32 @@ func eachField(b []byte, fn func(f field) error) error {
 	return nil
 }
 
-// bytesField checks that f is length-delimited, as the generated decoder
-// does for the fields read here.
-func (f field) bytesField(what string) error {
+// The generated decoder checks the wire type of every field it reads;
+// these do the same for the fields read here.
+
+// read hands the bytes of the length-delimited f to fn (a generated
+// decoder's Unmarshal, or one of this file's).
+func (f field) read(what string, fn func([]byte) error) error {
 	if f.typ != protowire.BytesType {
 		return fmt.Errorf("proto: %s: wrong wire type %d", what, f.typ)
 	}
-	return nil
+	return fn(f.b)
 }
 
-func (f field) varintField(what string) error {
+// str sets *to to the length-delimited f, a string.
+func (f field) str(what string, to *string) error {
+	return f.read(what, func(b []byte) error {
+		*to = string(b)
+		return nil
+	})
+}
+
+// int32 is the varint f, truncated as the generated decoder truncates.
+func (f field) int32(what string) (int32, error) {
 	if f.typ != protowire.VarintType {
-		return fmt.Errorf("proto: %s: wrong wire type %d", what, f.typ)
+		return 0, fmt.Errorf("proto: %s: wrong wire type %d", what, f.typ)
 	}
-	return nil
+	return int32(f.x), nil
 }
 
 // listPage is one page of a list: its continue token and its items, each
@@ -99,8 +111,10 @@ func parseListPage(body []byte) (*listPage, error) {
 	err := eachField(body[len(protoMagic):], func(f field) error {
 		switch f.num {
 		case 2: // raw
-			raw = f.b
-			return f.bytesField("Unknown.raw")
+			return f.read("Unknown.raw", func(b []byte) error {
+				raw = b
+				return nil
+			})
 		case 3: // contentEncoding
 			if len(f.b) > 0 {
 				return fmt.Errorf("proto: content encoding %q", f.b)
@@ -115,21 +129,19 @@ func parseListPage(body []byte) (*listPage, error) {
 	err = eachField(raw, func(f field) error {
 		switch f.num {
 		case 1: // metadata
-			if err := f.bytesField("list metadata"); err != nil {
-				return err
-			}
-			return eachField(f.b, func(g field) error {
-				if g.num == 3 { // continue
-					if err := g.bytesField("ListMeta.continue"); err != nil {
-						return err
+			return f.read("list metadata", func(b []byte) error {
+				return eachField(b, func(g field) error {
+					if g.num == 3 {
+						return g.str("ListMeta.continue", &p.cont)
 					}
-					p.cont = string(g.b)
-				}
-				return nil
+					return nil
+				})
 			})
 		case 2: // items
-			p.items = append(p.items, f.b)
-			return f.bytesField("list items")
+			return f.read("list items", func(b []byte) error {
+				p.items = append(p.items, b)
+				return nil
+			})
 		}
 		return nil
 	})
@@ -140,22 +152,15 @@ func parseListPage(body []byte) (*listPage, error) {
 func decodePod(b []byte) (*corev1.Pod, error) {
 	p := &corev1.Pod{}
 	err := eachField(b, func(f field) error {
-		var err error
 		switch f.num {
 		case 1:
-			if err = f.bytesField("Pod.metadata"); err == nil {
-				err = decodeMeta(f.b, &p.ObjectMeta, true)
-			}
+			return f.read("Pod.metadata", func(b []byte) error { return decodeMeta(b, &p.ObjectMeta, true) })
 		case 2:
-			if err = f.bytesField("Pod.spec"); err == nil {
-				err = decodePodSpec(f.b, &p.Spec)
-			}
+			return f.read("Pod.spec", func(b []byte) error { return decodePodSpec(b, &p.Spec) })
 		case 3:
-			if err = f.bytesField("Pod.status"); err == nil {
-				err = decodePodStatus(f.b, &p.Status)
-			}
+			return f.read("Pod.status", func(b []byte) error { return decodePodStatus(b, &p.Status) })
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -180,39 +185,28 @@ func decodePod(b []byte) (*corev1.Pod, error) {
 func decodeMeta(b []byte, m *metav1.ObjectMeta, times bool) error {
 	return eachField(b, func(f field) error {
 		switch f.num {
-		case 1, 3, 5, 6:
-			if err := f.bytesField("ObjectMeta"); err != nil {
-				return err
-			}
-			switch s := string(f.b); f.num {
-			case 1:
-				m.Name = s
-			case 3:
-				m.Namespace = s
-			case 5:
-				m.UID = types.UID(s)
-			case 6:
-				m.ResourceVersion = s
-			}
+		case 1:
+			return f.str("ObjectMeta.name", &m.Name)
+		case 3:
+			return f.str("ObjectMeta.namespace", &m.Namespace)
+		case 5:
+			return f.read("ObjectMeta.uid", func(b []byte) error {
+				m.UID = types.UID(b)
+				return nil
+			})
+		case 6:
+			return f.str("ObjectMeta.resourceVersion", &m.ResourceVersion)
 		case 8:
-			if !times {
-				return nil
+			if times {
+				return f.read("ObjectMeta.creationTimestamp", m.CreationTimestamp.Unmarshal)
 			}
-			if err := f.bytesField("ObjectMeta.creationTimestamp"); err != nil {
-				return err
-			}
-			return m.CreationTimestamp.Unmarshal(f.b)
 		case 9:
-			if !times {
-				return nil
+			if times {
+				if m.DeletionTimestamp == nil {
+					m.DeletionTimestamp = &metav1.Time{}
+				}
+				return f.read("ObjectMeta.deletionTimestamp", m.DeletionTimestamp.Unmarshal)
 			}
-			if err := f.bytesField("ObjectMeta.deletionTimestamp"); err != nil {
-				return err
-			}
-			if m.DeletionTimestamp == nil {
-				m.DeletionTimestamp = &metav1.Time{}
-			}
-			return m.DeletionTimestamp.Unmarshal(f.b)
 		}
 		return nil
 	})
@@ -221,155 +215,106 @@ func decodeMeta(b []byte, m *metav1.ObjectMeta, times bool) error {
 func decodePodSpec(b []byte, s *corev1.PodSpec) error {
 	return eachField(b, func(f field) error {
 		switch f.num {
-		case 10, 19: // nodeName, schedulerName
-			if err := f.bytesField("PodSpec"); err != nil {
-				return err
+		case 10:
+			return f.str("PodSpec.nodeName", &s.NodeName)
+		case 19:
+			return f.str("PodSpec.schedulerName", &s.SchedulerName)
+		case 25:
+			v, err := f.int32("PodSpec.priority")
+			if err == nil {
+				s.Priority = &v
 			}
-			if f.num == 10 {
-				s.NodeName = string(f.b)
-			} else {
-				s.SchedulerName = string(f.b)
-			}
-		case 25: // priority
-			if err := f.varintField("PodSpec.priority"); err != nil {
-				return err
-			}
-			v := int32(f.x)
-			s.Priority = &v
-		case 2, 20: // containers, initContainers
-			if err := f.bytesField("PodSpec.containers"); err != nil {
-				return err
-			}
-			c, err := decodeContainer(f.b)
-			if err != nil {
-				return err
-			}
-			if f.num == 2 {
-				s.Containers = append(s.Containers, c)
-			} else {
-				s.InitContainers = append(s.InitContainers, c)
-			}
-		case 7: // nodeSelector
-			if err := f.bytesField("PodSpec.nodeSelector"); err != nil {
-				return err
-			}
-			if s.NodeSelector == nil {
-				s.NodeSelector = map[string]string{}
-			}
-			var k, v string
-			err := eachField(f.b, func(g field) error {
-				if g.num != 1 && g.num != 2 {
+			return err
+		case 2:
+			return f.read("PodSpec.containers", func(b []byte) error { return appendContainer(&s.Containers, b) })
+		case 20:
+			return f.read("PodSpec.initContainers", func(b []byte) error { return appendContainer(&s.InitContainers, b) })
+		case 7: // a map entry: key 1, value 2
+			return f.read("PodSpec.nodeSelector", func(b []byte) error {
+				var k, v string
+				err := eachField(b, func(g field) error {
+					switch g.num {
+					case 1:
+						return g.str("PodSpec.nodeSelector", &k)
+					case 2:
+						return g.str("PodSpec.nodeSelector", &v)
+					}
 					return nil
-				}
-				if err := g.bytesField("PodSpec.nodeSelector"); err != nil {
-					return err
-				}
-				if g.num == 1 {
-					k = string(g.b)
-				} else {
-					v = string(g.b)
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			s.NodeSelector[k] = v
-		case 32: // overhead
-			if err := f.bytesField("PodSpec.overhead"); err != nil {
-				return err
-			}
-			if s.Overhead == nil {
-				s.Overhead = corev1.ResourceList{}
-			}
-			var k string
-			v := &resource.Quantity{}
-			err := eachField(f.b, func(g field) error {
-				switch g.num {
-				case 1:
-					if err := g.bytesField("PodSpec.overhead"); err != nil {
-						return err
+				})
+				if err == nil {
+					if s.NodeSelector == nil {
+						s.NodeSelector = map[string]string{}
 					}
-					k = string(g.b)
-				case 2:
-					if err := g.bytesField("PodSpec.overhead"); err != nil {
-						return err
-					}
-					v = &resource.Quantity{}
-					return v.Unmarshal(g.b)
+					s.NodeSelector[k] = v
 				}
-				return nil
+				return err
 			})
-			if err != nil {
+		case 32: // a map entry: key 1, value 2
+			return f.read("PodSpec.overhead", func(b []byte) error {
+				var k string
+				v := &resource.Quantity{}
+				err := eachField(b, func(g field) error {
+					switch g.num {
+					case 1:
+						return g.str("PodSpec.overhead", &k)
+					case 2:
+						v = &resource.Quantity{}
+						return g.read("PodSpec.overhead", v.Unmarshal)
+					}
+					return nil
+				})
+				if err == nil {
+					if s.Overhead == nil {
+						s.Overhead = corev1.ResourceList{}
+					}
+					s.Overhead[corev1.ResourceName(k)] = *v
+				}
 				return err
+			})
+		case 18: // affinity: decodePod keeps its node affinity
+			if s.Affinity == nil {
+				s.Affinity = &corev1.Affinity{}
 			}
-			s.Overhead[corev1.ResourceName(k)] = *v
-		case 18: // affinity: its node affinity is kept
-			if err := f.bytesField("PodSpec.affinity"); err != nil {
-				return err
-			}
-			a := &corev1.Affinity{}
-			if s.Affinity != nil {
-				a = s.Affinity
-			}
-			if err := a.Unmarshal(f.b); err != nil {
-				return err
-			}
-			s.Affinity = a
-		case 22: // tolerations
-			if err := f.bytesField("PodSpec.tolerations"); err != nil {
-				return err
-			}
+			return f.read("PodSpec.affinity", s.Affinity.Unmarshal)
+		case 22:
 			s.Tolerations = append(s.Tolerations, corev1.Toleration{})
-			return s.Tolerations[len(s.Tolerations)-1].Unmarshal(f.b)
-		case 38: // schedulingGates
-			if err := f.bytesField("PodSpec.schedulingGates"); err != nil {
-				return err
-			}
+			return f.read("PodSpec.tolerations", s.Tolerations[len(s.Tolerations)-1].Unmarshal)
+		case 38:
 			s.SchedulingGates = append(s.SchedulingGates, corev1.PodSchedulingGate{})
-			return s.SchedulingGates[len(s.SchedulingGates)-1].Unmarshal(f.b)
-		case 40: // resources
-			if err := f.bytesField("PodSpec.resources"); err != nil {
-				return err
-			}
+			return f.read("PodSpec.schedulingGates", s.SchedulingGates[len(s.SchedulingGates)-1].Unmarshal)
+		case 40:
 			if s.Resources == nil {
 				s.Resources = &corev1.ResourceRequirements{}
 			}
-			return s.Resources.Unmarshal(f.b)
-		case 43: // schedulingGroup
-			if err := f.bytesField("PodSpec.schedulingGroup"); err != nil {
-				return err
-			}
+			return f.read("PodSpec.resources", s.Resources.Unmarshal)
+		case 43:
 			if s.SchedulingGroup == nil {
 				s.SchedulingGroup = &corev1.PodSchedulingGroup{}
 			}
-			return s.SchedulingGroup.Unmarshal(f.b)
+			return f.read("PodSpec.schedulingGroup", s.SchedulingGroup.Unmarshal)
 		}
 		return nil
 	})
 }
 
-// decodeContainer reads a container's name and requests.
-func decodeContainer(b []byte) (corev1.Container, error) {
+// appendContainer appends a container's name and requests to cs.
+func appendContainer(cs *[]corev1.Container, b []byte) error {
 	var c corev1.Container
-	var res corev1.ResourceRequirements
+	var res corev1.ResourceRequirements // merged over repeats, as the generated decoder does
 	err := eachField(b, func(f field) error {
 		switch f.num {
 		case 1:
-			if err := f.bytesField("Container.name"); err != nil {
-				return err
-			}
-			c.Name = string(f.b)
+			return f.str("Container.name", &c.Name)
 		case 8:
-			if err := f.bytesField("Container.resources"); err != nil {
-				return err
-			}
-			return res.Unmarshal(f.b)
+			return f.read("Container.resources", res.Unmarshal)
 		}
 		return nil
 	})
-	c.Resources = corev1.ResourceRequirements{Requests: res.Requests}
-	return c, err
+	if err == nil {
+		c.Resources = corev1.ResourceRequirements{Requests: res.Requests}
+		*cs = append(*cs, c)
+	}
+	return err
 }
 
 // decodePodStatus reads the phase and the PodScheduled condition.
@@ -377,21 +322,17 @@ func decodePodStatus(b []byte, s *corev1.PodStatus) error {
 	return eachField(b, func(f field) error {
 		switch f.num {
 		case 1:
-			if err := f.bytesField("PodStatus.phase"); err != nil {
-				return err
-			}
-			s.Phase = corev1.PodPhase(f.b)
+			return f.read("PodStatus.phase", func(b []byte) error {
+				s.Phase = corev1.PodPhase(b)
+				return nil
+			})
 		case 2:
-			if err := f.bytesField("PodStatus.conditions"); err != nil {
-				return err
-			}
 			var c corev1.PodCondition
-			if err := c.Unmarshal(f.b); err != nil {
-				return err
-			}
-			if c.Type == corev1.PodScheduled {
+			err := f.read("PodStatus.conditions", c.Unmarshal)
+			if err == nil && c.Type == corev1.PodScheduled {
 				s.Conditions = []corev1.PodCondition{c}
 			}
+			return err
 		}
 		return nil
 	})
@@ -402,41 +343,32 @@ func decodeEvent(b []byte) (corev1.Event, error) {
 	var e corev1.Event
 	var ref corev1.ObjectReference // merged over repeats, as the generated decoder does
 	err := eachField(b, func(f field) error {
-		if f.num == 8 { // count
-			if err := f.varintField("Event.count"); err != nil {
-				return err
-			}
-			e.Count = int32(f.x)
-			return nil
-		}
-		switch f.num {
-		case 1, 2, 3, 4, 6, 7, 9, 10, 11:
-			if err := f.bytesField("Event"); err != nil {
-				return err
-			}
-		}
 		switch f.num {
 		case 1:
-			return decodeMeta(f.b, &e.ObjectMeta, false)
+			return f.read("Event.metadata", func(b []byte) error { return decodeMeta(b, &e.ObjectMeta, false) })
 		case 2:
-			return ref.Unmarshal(f.b)
+			return f.read("Event.involvedObject", ref.Unmarshal)
 		case 3:
-			e.Reason = string(f.b)
+			return f.str("Event.reason", &e.Reason)
 		case 4:
-			e.Message = string(f.b)
+			return f.str("Event.message", &e.Message)
 		case 6:
-			return e.FirstTimestamp.Unmarshal(f.b)
+			return f.read("Event.firstTimestamp", e.FirstTimestamp.Unmarshal)
 		case 7:
-			return e.LastTimestamp.Unmarshal(f.b)
+			return f.read("Event.lastTimestamp", e.LastTimestamp.Unmarshal)
+		case 8:
+			v, err := f.int32("Event.count")
+			e.Count = v
+			return err
 		case 9:
-			e.Type = string(f.b)
+			return f.str("Event.type", &e.Type)
 		case 10:
-			return e.EventTime.Unmarshal(f.b)
+			return f.read("Event.eventTime", e.EventTime.Unmarshal)
 		case 11:
 			if e.Series == nil {
 				e.Series = &corev1.EventSeries{}
 			}
-			return e.Series.Unmarshal(f.b)
+			return f.read("Event.series", e.Series.Unmarshal)
 		}
 		return nil
 	})

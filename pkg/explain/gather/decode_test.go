@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/randfill"
@@ -187,4 +188,35 @@ func FuzzLeanDecode(f *testing.F) {
 		}
 		_, _ = parseListPage(append(append([]byte{}, protoMagic...), b...))
 	})
+}
+
+// BenchmarkDecodePod: the lean decoder against the generated one followed
+// by slimPod, on a pod as a workload's pending pods are (one container,
+// a PodScheduled condition, managed fields, labels).
+func BenchmarkDecodePod(b *testing.B) {
+	p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", UID: "u", ResourceVersion: "1",
+		CreationTimestamp: metav1.Unix(1_700_000_000, 0), Labels: map[string]string{"app": "a"},
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: "Update", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:containers":{}}}`)}}}}}
+	p.Spec.Containers = []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10", Command: []string{"/pause"},
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("6")}}}}
+	p.Status.Phase = corev1.PodPending
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable",
+		Message: "0/4 nodes are available: 4 Insufficient cpu.", LastTransitionTime: metav1.Unix(1_700_000_001, 0)}}
+	raw, err := p.Marshal()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, d := range []struct {
+		name   string
+		decode func([]byte) (*corev1.Pod, error)
+	}{{"lean", decodePod}, {"generated", generatedPod}} {
+		b.Run(d.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := d.decode(raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -169,10 +169,7 @@ type listing[T any] struct {
 // client) each protobuf page is read by the lean decoder (decode.go).
 func listKept[T any](ctx context.Context, c kubernetes.Interface, resource, ns string, size int64, opts metav1.ListOptions, l listing[T]) ([]T, error) {
 	var out []T
-	typed := func(obj runtime.Object) error {
-		out = append(out, l.share(l.slim(obj)))
-		return nil
-	}
+	typed := func(obj runtime.Object) { out = append(out, l.share(l.slim(obj))) }
 	if rc, ok := c.CoreV1().RESTClient().(*rest.RESTClient); ok && rc != nil {
 		err := eachRawPage(ctx, rc, resource, ns, size, opts, func(b []byte) error {
 			v, err := l.decode(b)
@@ -183,7 +180,7 @@ func listKept[T any](ctx context.Context, c kubernetes.Interface, resource, ns s
 		}, typed)
 		return out, err
 	}
-	err := eachPage(ctx, size, l.list, opts, func(obj runtime.Object) { _ = typed(obj) })
+	err := eachPage(ctx, size, l.list, opts, typed)
 	return out, err
 }
 
@@ -199,7 +196,7 @@ type rawPage struct {
 // does: the next page is fetched while one is decoded, and no more pages are
 // held. Each protobuf item goes to item; a page in another encoding is
 // decoded by client-go's scheme and its objects go to typed.
-func eachRawPage(ctx context.Context, rc *rest.RESTClient, resource, ns string, size int64, opts metav1.ListOptions, item func([]byte) error, typed func(runtime.Object) error) error {
+func eachRawPage(ctx context.Context, rc *rest.RESTClient, resource, ns string, size int64, opts metav1.ListOptions, item func([]byte) error, typed func(runtime.Object)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if opts.Limit == 0 {
@@ -209,30 +206,7 @@ func eachRawPage(ctx context.Context, rc *rest.RESTClient, resource, ns string, 
 	go func() {
 		defer close(pages)
 		for {
-			var p rawPage
-			body, err := rc.Get().NamespaceIfScoped(ns, ns != "").Resource(resource).
-				VersionedParams(&opts, scheme.ParameterCodec).Do(ctx).Raw()
-			cont := ""
-			switch {
-			case err != nil:
-				p.err = err
-			default:
-				p.page, p.err = parseListPage(body)
-				if errors.Is(p.err, errNotProtobuf) {
-					p.page = nil
-					if p.list, p.err = runtime.Decode(scheme.Codecs.UniversalDeserializer(), body); p.err == nil {
-						var l metav1.ListInterface
-						if l, p.err = meta.ListAccessor(p.list); p.err == nil {
-							cont = l.GetContinue()
-						}
-					}
-				} else if p.err == nil {
-					cont = p.page.cont
-				}
-				if p.err != nil {
-					p.err = fmt.Errorf("decoding a page of %s: %w", resource, p.err)
-				}
-			}
+			p, cont := readPage(ctx, rc, resource, ns, opts)
 			select {
 			case pages <- p:
 			case <-ctx.Done():
@@ -252,7 +226,8 @@ func eachRawPage(ctx context.Context, rc *rest.RESTClient, resource, ns string, 
 			n := 0
 			err := meta.EachListItem(p.list, func(obj runtime.Object) error {
 				n++
-				return typed(obj)
+				typed(obj)
+				return nil
 			})
 			kept(n)
 			if err != nil {
@@ -268,6 +243,29 @@ func eachRawPage(ctx context.Context, rc *rest.RESTClient, resource, ns string, 
 		kept(len(p.page.items))
 	}
 	return ctx.Err()
+}
+
+// readPage fetches one page and reads its envelope, and the continue
+// token of the next.
+func readPage(ctx context.Context, rc *rest.RESTClient, resource, ns string, opts metav1.ListOptions) (p rawPage, cont string) {
+	body, err := rc.Get().NamespaceIfScoped(ns, ns != "").Resource(resource).
+		VersionedParams(&opts, scheme.ParameterCodec).Do(ctx).Raw()
+	if err != nil {
+		return rawPage{err: err}, ""
+	}
+	if p.page, p.err = parseListPage(body); p.err == nil {
+		return p, p.page.cont
+	}
+	if errors.Is(p.err, errNotProtobuf) {
+		p.page = nil
+		if p.list, p.err = runtime.Decode(scheme.Codecs.UniversalDeserializer(), body); p.err == nil {
+			var l metav1.ListInterface
+			if l, p.err = meta.ListAccessor(p.list); p.err == nil {
+				return p, l.GetContinue()
+			}
+		}
+	}
+	return rawPage{err: fmt.Errorf("decoding a page of %s: %w", resource, p.err)}, ""
 }
 
 // listNodes lists nodes, without their managed fields and image lists.
