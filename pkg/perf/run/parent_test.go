@@ -40,7 +40,11 @@ func TestMain(m *testing.M) {
 		ctx, stop, _ := watchParent(context.Background())
 		defer stop()
 		<-ctx.Done()
-		_ = os.WriteFile(os.Getenv(markerEnv), []byte(context.Cause(ctx).Error()), 0o600)
+		// Written beside it and renamed: the test polls for the marker
+		// and, between WriteFile's create and its write, read it empty.
+		marker := os.Getenv(markerEnv)
+		_ = os.WriteFile(marker+".tmp", []byte(context.Cause(ctx).Error()), 0o600)
+		_ = os.Rename(marker+".tmp", marker)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
